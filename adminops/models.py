@@ -1,0 +1,202 @@
+from __future__ import annotations
+
+import uuid
+
+from django.contrib.auth.models import AbstractUser
+from django.db import models
+from django.utils import timezone
+
+
+class TenantQuerySet(models.QuerySet):
+    def active(self):
+        return self.filter(status=Tenant.Status.ACTIVE)
+
+
+class Tenant(models.Model):
+    class Status(models.TextChoices):
+        ACTIVE = "active"
+        SUSPENDED = "suspended"
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    name = models.CharField(max_length=255, unique=True)
+    display_name = models.CharField(max_length=255, blank=True)
+    domain = models.CharField(max_length=255, blank=True)
+    server_url = models.URLField(max_length=500, blank=True)
+    realm_name = models.CharField(max_length=255, blank=True)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.ACTIVE)
+    settings = models.JSONField(default=dict, blank=True)
+    subscription = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    objects = TenantQuerySet.as_manager()
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class User(AbstractUser):
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+
+    @property
+    def display_name(self) -> str:
+        return self.get_full_name() or self.username
+
+
+class Role(models.TextChoices):
+    TENANT_ADMIN = "tenant_admin"
+    INTEGRATION_ADMIN = "integration_admin"
+    INTEGRATION_VIEWER = "integration_viewer"
+    AUDIT_VIEWER = "audit_viewer"
+    APPROVER = "approver"
+
+
+class Membership(models.Model):
+    user = models.ForeignKey(User, on_delete=models.CASCADE, related_name="memberships")
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="memberships")
+    roles = models.JSONField(default=list)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["user", "tenant"], name="membership_user_tenant_unique")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user} @ {self.tenant}: {', '.join(self.roles)}"
+
+
+class ApiKey(models.Model):
+    class Status(models.TextChoices):
+        ACTIVE = "active"
+        INACTIVE = "inactive"
+        EXPIRED = "expired"
+        REVOKED = "revoked"
+
+    class Environment(models.TextChoices):
+        LIVE = "live"
+        TEST = "test"
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="api_keys")
+    name = models.CharField(max_length=255)
+    description = models.TextField(max_length=2000, blank=True)
+    prefix = models.CharField(max_length=16)
+    key_hash = models.CharField(max_length=64, unique=True)
+    scopes = models.JSONField(default=list)
+    tool_patterns = models.JSONField(default=list, blank=True)
+    protocol = models.CharField(max_length=16, blank=True)
+    ip_whitelist = models.JSONField(default=list, blank=True)
+    environment = models.CharField(max_length=8, choices=Environment.choices, default=Environment.LIVE)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.ACTIVE)
+    expires_at = models.DateTimeField(null=True, blank=True)
+    last_used_at = models.DateTimeField(null=True, blank=True)
+    usage_count = models.BigIntegerField(default=0)
+    created_at = models.DateTimeField(default=timezone.now)
+    created_by = models.ForeignKey(User, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    updated_at = models.DateTimeField(null=True, blank=True)
+    updated_by = models.ForeignKey(User, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["tenant", "name"], name="api_key_tenant_name_unique")]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.prefix}…)"
+
+    def usable_at(self, moment) -> bool:
+        if self.status != self.Status.ACTIVE:
+            return False
+        return self.expires_at is None or self.expires_at > moment
+
+
+class AppendOnlyQuerySet(models.QuerySet):
+    def update(self, **kwargs):
+        raise PermissionError("Audit entries are append-only.")
+
+    def delete(self):
+        raise PermissionError("Audit entries are append-only.")
+
+
+class AuditEntry(models.Model):
+    """Append-only: rows are inserted by `adminops.audit.audit_record` and never changed."""
+
+    class Status(models.TextChoices):
+        SUCCESS = "success"
+        FAILURE = "failure"
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    chain = models.CharField(max_length=40)  # tenant id, or "platform" for entries without a tenant
+    seq = models.BigIntegerField()
+    tenant_id = models.UUIDField(null=True, blank=True)  # a plain value: entries outlive their tenant
+    action = models.CharField(max_length=64)
+    category = models.CharField(max_length=32)
+    actor = models.JSONField(default=dict)
+    actor_id = models.CharField(max_length=64, blank=True)
+    resource = models.JSONField(default=dict)
+    resource_type = models.CharField(max_length=64, blank=True)
+    details = models.JSONField(default=dict)
+    status = models.CharField(max_length=8, choices=Status.choices, default=Status.SUCCESS)
+    request_id = models.CharField(max_length=128, blank=True)
+    timestamp = models.DateTimeField(default=timezone.now)
+    prev_hash = models.CharField(max_length=64)
+    hash = models.CharField(max_length=64)
+
+    objects = AppendOnlyQuerySet.as_manager()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["chain", "seq"], name="audit_chain_seq_unique")]
+        indexes = [
+            models.Index(fields=["tenant_id", "-timestamp"], name="audit_tenant_time"),
+            models.Index(fields=["action"], name="audit_action"),
+        ]
+        verbose_name_plural = "audit entries"
+
+    def __str__(self) -> str:
+        return f"{self.action} #{self.seq}"
+
+    def save(self, *args, **kwargs):
+        if not self._state.adding:
+            raise PermissionError("Audit entries are append-only.")
+        super().save(*args, **kwargs)
+
+    def delete(self, *args, **kwargs):
+        raise PermissionError("Audit entries are append-only.")
+
+
+class AuditChainHead(models.Model):
+    """The last link of each chain; its row lock serialises writers of one chain."""
+
+    chain = models.CharField(max_length=40, primary_key=True)
+    seq = models.BigIntegerField(default=0)
+    last_hash = models.CharField(max_length=64, default="0" * 64)
+
+    def __str__(self) -> str:
+        return f"{self.chain} @ {self.seq}"
+
+
+class JobRun(models.Model):
+    class Status(models.TextChoices):
+        QUEUED = "queued"
+        STARTED = "started"
+        SUCCEEDED = "succeeded"
+        FAILED = "failed"
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    job_name = models.CharField(max_length=64)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED)
+    tenant_id = models.UUIDField(null=True, blank=True)
+    params = models.JSONField(default=dict, blank=True)  # ids only, never secrets
+    triggered_by = models.JSONField(default=dict, blank=True)
+    queued_at = models.DateTimeField(default=timezone.now)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    items = models.IntegerField(default=0)
+    outcome = models.TextField(blank=True)
+    duration_ms = models.IntegerField(null=True, blank=True)
+    attempts = models.IntegerField(default=0)
+
+    class Meta:
+        indexes = [models.Index(fields=["job_name", "-queued_at"], name="jobrun_name_time")]
+
+    def __str__(self) -> str:
+        return f"{self.job_name} {self.status}"

@@ -1,0 +1,55 @@
+"""Who is calling: one shape for a user, an API key, an OAuth client or a service account.
+
+Authentication classes put a `Principal` in `request.auth`; tenancy and permission checks read it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fnmatch import fnmatchcase
+from uuid import UUID
+
+
+@dataclass(frozen=True, slots=True)
+class Principal:
+    kind: str  # "user" | "api_key" | "oauth_client" | "service_account"
+    id: str
+    name: str
+    email: str = ""
+    tenant_id: UUID | None = None  # machine principals belong to exactly one tenant
+    scopes: frozenset[str] = field(default_factory=frozenset)
+    tool_patterns: tuple[str, ...] = ()
+    is_super_admin: bool = False
+    obj: object = None  # the User, ApiKey, ... behind it
+
+    @property
+    def is_authenticated(self) -> bool:  # DRF's IsAuthenticated reads this on request.user
+        return True
+
+    @property
+    def is_user(self) -> bool:
+        return self.kind == "user"
+
+    @property
+    def rate_key(self) -> str:
+        return f"{self.kind}:{self.id}"
+
+    def has_scope(self, wanted: str) -> bool:
+        if "*" in self.scopes or wanted in self.scopes:
+            return True
+        area = wanted.split(":", 1)[0]
+        return f"{area}:*" in self.scopes
+
+    def may_run_tool(self, tool_key: str) -> bool:
+        if not self.has_scope("tools:execute"):
+            return False
+        return not self.tool_patterns or any(fnmatchcase(tool_key, p) for p in self.tool_patterns)
+
+    def as_actor(self, ip_address: str | None = None) -> dict:
+        return {
+            "type": self.kind,
+            "id": self.id,
+            "name": self.name,
+            "email": self.email,
+            "ipAddress": ip_address,
+        }

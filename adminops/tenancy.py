@@ -1,0 +1,82 @@
+"""The tenant of a request, resolved once from `x-tenantid` and the principal (DESIGN section 3).
+
+Order of answers: 401 (no or bad credentials, raised by authentication) before 400
+`TENANT_REQUIRED` before 403 (a tenant the principal does not belong to).
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+
+from adminops.models import Membership, Role, Tenant
+from adminops.principals import Principal
+from config.api.errors import Forbidden, InvalidParameter, TenantRequired
+
+# What each membership role includes (DESIGN section 3).
+ROLE_INCLUDES: dict[str, frozenset[str]] = {
+    Role.TENANT_ADMIN: frozenset(Role.values),
+    Role.INTEGRATION_ADMIN: frozenset({Role.INTEGRATION_ADMIN, Role.INTEGRATION_VIEWER}),
+    Role.INTEGRATION_VIEWER: frozenset({Role.INTEGRATION_VIEWER}),
+    Role.AUDIT_VIEWER: frozenset({Role.AUDIT_VIEWER}),
+    Role.APPROVER: frozenset({Role.APPROVER}),
+}
+SUPER_ADMIN = "super_admin"
+
+
+@dataclass(frozen=True)
+class TenantContext:
+    tenant: Tenant
+    principal: Principal
+    roles: frozenset[str]  # effective roles of a user principal; empty for machine principals
+
+
+def effective_roles(granted: list[str]) -> frozenset[str]:
+    roles: set[str] = set()
+    for role in granted:
+        roles |= ROLE_INCLUDES.get(role, frozenset())
+    return frozenset(roles)
+
+
+def tenant_resolve(request, principal: Principal) -> TenantContext:
+    tenant_id = _tenant_id_from(request)
+    if principal.is_user:
+        return _for_user(principal, tenant_id)
+    if principal.tenant_id != tenant_id:
+        raise Forbidden("This credential does not belong to the tenant named in x-tenantid.")
+    tenant = getattr(principal.obj, "tenant", None) or Tenant.objects.filter(id=tenant_id).first()
+    _require_active(tenant)
+    return TenantContext(tenant=tenant, principal=principal, roles=frozenset())
+
+
+def _tenant_id_from(request) -> uuid.UUID:
+    raw = request.headers.get("x-tenantid", "").strip()
+    if not raw:
+        raise TenantRequired()
+    try:
+        return uuid.UUID(raw)
+    except ValueError:
+        raise InvalidParameter(
+            "x-tenantid must be a tenant UUID.", details={"x-tenantid": "Not a UUID."}
+        ) from None
+
+
+def _for_user(principal: Principal, tenant_id: uuid.UUID) -> TenantContext:
+    if principal.is_super_admin:
+        # A super admin acts in any tenant as its tenant_admin, without a membership (DESIGN 14).
+        tenant = Tenant.objects.filter(id=tenant_id).first()
+        if tenant is None:
+            raise Forbidden("You are not a member of this tenant.")
+        return TenantContext(tenant, principal, effective_roles([Role.TENANT_ADMIN]) | {SUPER_ADMIN})
+    membership = (
+        Membership.objects.select_related("tenant").filter(user_id=principal.id, tenant_id=tenant_id).first()
+    )
+    if membership is None:
+        raise Forbidden("You are not a member of this tenant.")
+    _require_active(membership.tenant)
+    return TenantContext(membership.tenant, principal, effective_roles(membership.roles))
+
+
+def _require_active(tenant: Tenant | None) -> None:
+    if tenant is None or tenant.status != Tenant.Status.ACTIVE:
+        raise Forbidden("This tenant is not active.", code="TENANT_INACTIVE")

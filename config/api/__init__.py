@@ -1,0 +1,1 @@
+"""HTTP conventions shared by every app: errors, envelopes, base views, pagination, rate limits."""

@@ -1,0 +1,96 @@
+"""Fixed-window rate limits in the Django cache (Redis in production), DESIGN section 5.
+
+Counting is django-ratelimit's `get_usage` (cache add + incr per bucket). Correctness never depends
+on the cache: when it is down, requests pass and a warning is logged (at most once a minute).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass
+
+from django.conf import settings
+from django_ratelimit.core import get_usage
+
+from config.api.errors import RateLimited
+
+logger = logging.getLogger(__name__)
+_last_warning = 0.0
+
+
+@dataclass(frozen=True)
+class Bucket:
+    group: str  # "tenant", "principal", "login-ip", ...
+    value: str  # whose bucket
+    rate: str  # "600/m"
+
+
+@dataclass(frozen=True)
+class RateState:
+    limit: int
+    remaining: int
+    reset: int  # UTC epoch seconds
+
+    def apply(self, response) -> None:
+        response["X-RateLimit-Limit"] = str(self.limit)
+        response["X-RateLimit-Remaining"] = str(self.remaining)
+        response["X-RateLimit-Reset"] = str(self.reset)
+
+
+def rate_limit_hit(request, buckets: list[Bucket]) -> RateState | None:
+    """Count this request once in every bucket; raise RateLimited if any bucket is exhausted.
+
+    Returns the state of the bucket with the least left, or None when the cache is unavailable.
+    """
+    states: list[tuple[RateState, bool, int]] = []
+    for bucket in buckets:
+        usage = _usage(request, bucket)
+        if usage is None:
+            return None
+        remaining = max(0, usage["limit"] - usage["count"])
+        reset = int(time.time()) + max(1, usage["time_left"])
+        states.append(
+            (RateState(usage["limit"], remaining, reset), usage["should_limit"], usage["time_left"])
+        )
+    if not states:
+        return None
+    tightest = min(states, key=lambda s: (not s[1], s[0].remaining))
+    state, exceeded, time_left = tightest
+    if exceeded:
+        error = RateLimited(wait=max(1, time_left), details={"source": "hub", "limit": state.limit})
+        error.rate_state = state
+        raise error
+    return state
+
+
+def _usage(request, bucket: Bucket) -> dict | None:
+    try:
+        usage = get_usage(
+            request, group=bucket.group, key=lambda _g, _r: bucket.value, rate=bucket.rate, increment=True
+        )
+    except Exception as exc:  # the cache is down: let the request through, say so in the log
+        _warn_cache_down(exc)
+        return None
+    if usage is None or (usage["limit"] == 0 and usage["time_left"] == -1):
+        _warn_cache_down(None)
+        return None
+    return usage
+
+
+def _warn_cache_down(exc: Exception | None) -> None:
+    global _last_warning
+    now = time.monotonic()
+    if now - _last_warning > 60:
+        _last_warning = now
+        logger.warning(
+            "Rate limiter cache unavailable; failing open (%s)", type(exc).__name__ if exc else "no count"
+        )
+
+
+def principal_rate() -> str:
+    return settings.RATE_LIMIT_PER_KEY
+
+
+def tenant_rate() -> str:
+    return settings.RATE_LIMIT_PER_TENANT

@@ -1,0 +1,19 @@
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from django.utils import timezone
+
+
+def iso_ms(value: datetime | None) -> str | None:
+    """ISO 8601 UTC with milliseconds and Z: 2026-11-21T09:30:00.123Z."""
+    if value is None:
+        return None
+    if timezone.is_naive(value):
+        value = value.replace(tzinfo=UTC)
+    value = value.astimezone(UTC)
+    return value.strftime("%Y-%m-%dT%H:%M:%S.") + f"{value.microsecond // 1000:03d}Z"
+
+
+def utc_timestamp() -> str:
+    return iso_ms(timezone.now())

@@ -1,0 +1,21 @@
+"""The Celery app, configured from the CELERY_* settings (Redis when configured, else a filesystem
+broker under var/). Tasks are acknowledged late and receive ids, never secrets."""
+
+from __future__ import annotations
+
+import os
+
+from celery import Celery
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+
+app = Celery("integration_platform")
+app.config_from_object("django.conf:settings", namespace="CELERY")
+app.autodiscover_tasks()
+
+
+@app.on_after_finalize.connect
+def _schedule_jobs(sender, **kwargs):
+    from adminops.jobs import beat_schedule
+
+    sender.conf.beat_schedule = beat_schedule()

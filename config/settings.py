@@ -1,0 +1,258 @@
+"""Settings from the environment (django-environ). Every variable is listed in docs/configuration.md.
+
+Nothing exists only in production: the same code reads its switches from the environment, and the
+embedded default (SQLite, a local-memory cache, a filesystem broker under var/) needs no server.
+"""
+
+from __future__ import annotations
+
+import secrets
+from datetime import timedelta
+from pathlib import Path
+
+import environ
+from django.core.exceptions import ImproperlyConfigured
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+env = environ.Env()
+VAR_DIR = Path(env("VAR_DIR", default=str(BASE_DIR / "var")))
+VAR_DIR.mkdir(parents=True, exist_ok=True)
+
+DEBUG = env.bool("DJANGO_DEBUG", default=False)
+VERSION = env("SERVICE_VERSION", default="0.1.0")
+ENVIRONMENT = env("SERVICE_ENVIRONMENT", default="development" if DEBUG else "production")
+
+
+def _dev_secret(name: str, make) -> str:
+    """A value generated once into var/ for a developer machine; never with DEBUG off."""
+    if not DEBUG:
+        raise ImproperlyConfigured(f"{name} must be set when DJANGO_DEBUG is off.")
+    path = VAR_DIR / name.lower()
+    if not path.exists():
+        path.write_text(make())
+        path.chmod(0o600)
+    return path.read_text().strip()
+
+
+SECRET_KEY = env("DJANGO_SECRET_KEY", default=None) or _dev_secret(
+    "DJANGO_SECRET_KEY", lambda: secrets.token_urlsafe(50)
+)
+VAULT_MASTER_KEYS = env("VAULT_MASTER_KEYS", default=None) or _dev_secret(
+    "VAULT_MASTER_KEYS", lambda: "dev1:" + __import__("base64").b64encode(secrets.token_bytes(32)).decode()
+)
+ALLOWED_HOSTS = env.list("DJANGO_ALLOWED_HOSTS", default=["localhost", "127.0.0.1"])
+CSRF_TRUSTED_ORIGINS = env.list("DJANGO_CSRF_TRUSTED_ORIGINS", default=[])
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "rest_framework",
+    "drf_spectacular",
+    "drf_spectacular_sidecar",
+    "adminops",
+    "vault",
+    "integrations",
+    "knowledge",
+    "ingestion",
+    "toolhub",
+]
+
+MIDDLEWARE = [
+    "config.api.request_id.RequestIdMiddleware",
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "config.api.handlers.JsonErrorMiddleware",
+]
+
+ROOT_URLCONF = "config.urls"
+WSGI_APPLICATION = "config.wsgi.application"
+APPEND_SLASH = False
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+# Database: SQLite under var/ by default, PostgreSQL when DATABASE_URL says so.
+DATABASES = {"default": env.db("DATABASE_URL", default=f"sqlite:///{VAR_DIR / 'db.sqlite3'}")}
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # IMMEDIATE transactions take the write lock up front, so concurrent writers queue instead of
+    # failing; WAL lets readers proceed meanwhile.
+    DATABASES["default"]["OPTIONS"] = {
+        "transaction_mode": "IMMEDIATE",
+        "timeout": 20,
+        "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+    }
+else:
+    DATABASES["default"]["CONN_MAX_AGE"] = env.int("DATABASE_CONN_MAX_AGE", default=60)
+    DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+    DATABASES["default"].setdefault("OPTIONS", {})["connect_timeout"] = 3
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+AUTH_USER_MODEL = "adminops.User"
+
+REDIS_URL = env("REDIS_URL", default=None)
+if REDIS_URL:
+    CACHES = {
+        "default": {
+            "BACKEND": "django_redis.cache.RedisCache",
+            "LOCATION": REDIS_URL,
+            "KEY_PREFIX": env("CACHE_KEY_PREFIX", default="ips"),
+            "OPTIONS": {"SOCKET_CONNECT_TIMEOUT": 0.5, "SOCKET_TIMEOUT": 0.5},
+        }
+    }
+else:
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "ips"}}
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+]
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "/static/"
+STATIC_ROOT = VAR_DIR / "static"
+STATIC_ROOT.mkdir(exist_ok=True)
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+}
+# Serve the admin's and the docs' assets from the installed packages even without collectstatic.
+WHITENOISE_USE_FINDERS = True
+
+# Limits of DESIGN section 12.
+API_MAX_BODY_BYTES = 1024 * 1024
+DATA_UPLOAD_MAX_MEMORY_SIZE = API_MAX_BODY_BYTES
+
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "adminops.authentication.ApiKeyAuthentication",
+        "adminops.authentication.JwtAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_PARSER_CLASSES": ["config.api.parsers.StrictJSONParser"],
+    "EXCEPTION_HANDLER": "config.api.exception_handler.api_exception_handler",
+    "DEFAULT_SCHEMA_CLASS": "config.api.schema.ApiAutoSchema",
+    "UNAUTHENTICATED_USER": None,
+    "TEST_REQUEST_DEFAULT_FORMAT": "json",
+}
+
+SIMPLE_JWT = {
+    "ALGORITHM": "HS256",
+    "SIGNING_KEY": env("JWT_SIGNING_KEY", default=None) or SECRET_KEY,
+    "AUDIENCE": env("JWT_AUDIENCE", default="integration-platform-api"),
+    "ISSUER": env("JWT_ISSUER", default="integration-platform"),
+    "ACCESS_TOKEN_LIFETIME": timedelta(minutes=env.int("JWT_ACCESS_MINUTES", default=30)),
+    "REFRESH_TOKEN_LIFETIME": timedelta(hours=env.int("JWT_REFRESH_HOURS", default=24)),
+    "AUTH_HEADER_TYPES": ("Bearer",),
+    "USER_ID_FIELD": "id",
+    "USER_ID_CLAIM": "sub",
+    "UPDATE_LAST_LOGIN": True,
+    "LEEWAY": 0,
+}
+
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Integration Platform API",
+    "DESCRIPTION": (
+        "Credential vault, knowledge-source listing, failed-ingestion records and tool execution. "
+        "Authenticated calls send `Authorization: Bearer <JWT | API key | OAuth token>` (or `X-API-Key`) "
+        "and `x-tenantid`."
+    ),
+    "VERSION": VERSION,
+    "SERVE_INCLUDE_SCHEMA": False,
+    "SERVE_PERMISSIONS": ["rest_framework.permissions.AllowAny"],
+    "SERVE_AUTHENTICATION": [],
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+    "COMPONENT_SPLIT_REQUEST": True,
+    "ENUM_NAME_OVERRIDES": {},
+}
+
+# Celery: Redis when configured, else an embedded filesystem broker under var/ (no server needed).
+CELERY_BROKER_URL = env("CELERY_BROKER_URL", default=None) or REDIS_URL or "filesystem://"
+CELERY_BROKER_DIR = VAR_DIR / "celery"
+if CELERY_BROKER_URL.startswith("filesystem://"):
+    for _folder in ("queue", "processed"):
+        (CELERY_BROKER_DIR / _folder).mkdir(parents=True, exist_ok=True)
+    CELERY_BROKER_TRANSPORT_OPTIONS = {
+        "data_folder_in": str(CELERY_BROKER_DIR / "queue"),
+        "data_folder_out": str(CELERY_BROKER_DIR / "queue"),
+        "processed_folder": str(CELERY_BROKER_DIR / "processed"),
+        "store_processed": False,
+    }
+else:
+    CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 3600, "socket_connect_timeout": 2}
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_TASK_IGNORE_RESULT = True
+CELERY_TIMEZONE = "UTC"
+CELERY_WORKER_HIJACK_ROOT_LOGGER = False
+CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
+
+# Outbound calls (DESIGN section 11) and vendor endpoints.
+OUTBOUND_ALLOW_PRIVATE_NETWORKS = env.bool("OUTBOUND_ALLOW_PRIVATE_NETWORKS", default=False)
+OUTBOUND_CA_BUNDLE = env("OUTBOUND_CA_BUNDLE", default=None)
+SITELIB_LOGIN_URL = env("SITELIB_LOGIN_URL", default="https://login.microsoftonline.com")
+SITELIB_GRAPH_URL = env("SITELIB_GRAPH_URL", default="https://graph.microsoft.com/v1.0")
+
+# Failed-ingestion store (DESIGN section 10).
+FAILED_FILES_BACKEND = env("FAILED_FILES_BACKEND", default="orm")
+AZURE_TABLES_CONNECTION_STRING = env("AZURE_TABLES_CONNECTION_STRING", default=None)
+FAILED_FILES_TABLE = env("FAILED_FILES_TABLE", default="FailedIngestions")
+FAILED_FILES_RETENTION_DAYS = env.int("FAILED_FILES_RETENTION_DAYS", default=30)
+
+# Rate limits, idempotency and approvals.
+RATE_LIMIT_PER_KEY = env("RATE_LIMIT_PER_KEY", default="600/m")
+RATE_LIMIT_PER_TENANT = env("RATE_LIMIT_PER_TENANT", default="3000/m")
+RATE_LIMIT_LOGIN = env("RATE_LIMIT_LOGIN", default="20/m")
+IDEMPOTENCY_RETENTION_HOURS = env.int("IDEMPOTENCY_RETENTION_HOURS", default=24)
+APPROVAL_TTL_HOURS = env.int("APPROVAL_TTL_HOURS", default=24)
+AUDIT_HMAC_KEY = env("AUDIT_HMAC_KEY", default=None) or SECRET_KEY
+
+# Security headers and cookies; see docs/configuration.md.
+SESSION_COOKIE_SECURE = env.bool("DJANGO_SECURE_COOKIES", default=False)
+CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
+SECURE_CONTENT_TYPE_NOSNIFF = True
+X_FRAME_OPTIONS = "DENY"
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "filters": {"request_id": {"()": "config.logging.RequestIdFilter"}},
+    "formatters": {"json": {"()": "config.logging.JsonFormatter"}},
+    "handlers": {
+        "stdout": {"class": "logging.StreamHandler", "formatter": "json", "filters": ["request_id"]},
+    },
+    "root": {"handlers": ["stdout"], "level": env("DJANGO_LOG_LEVEL", default="INFO")},
+    "loggers": {
+        "django.server": {"level": "WARNING"},
+        "django.db.backends": {"level": "WARNING"},
+    },
+}

@@ -1,0 +1,22 @@
+from django.contrib import admin
+from django.urls import include, path, re_path
+from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
+
+from adminops.apis import HealthApi
+from config.api import handlers
+
+urlpatterns = [
+    path("health", HealthApi.as_view(), name="health"),
+    path("api/v1/", include("adminops.urls")),
+    path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
+    path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="swagger-ui"),
+    path("api/redoc/", SpectacularRedocView.as_view(url_name="schema"), name="redoc"),
+    path("admin/", admin.site.urls),
+    # Anything else: a JSON 404 in the shape of its prefix (also with DEBUG on).
+    re_path(r"^.*$", handlers.not_found),
+]
+
+handler400 = "config.api.handlers.bad_request"
+handler403 = "config.api.handlers.permission_denied"
+handler404 = "config.api.handlers.not_found"
+handler500 = "config.api.handlers.server_error"

@@ -1,0 +1,91 @@
+"""The audit trail is append-only and its hash chain shows an edited or removed entry."""
+
+import pytest
+from django.core.management import CommandError, call_command
+from django.db import connection
+
+from adminops.audit import audit_chain_verify, audit_record, system_actor
+from adminops.models import AuditEntry
+
+pytestmark = pytest.mark.django_db
+
+
+def write(tenant, n=3):
+    return [
+        audit_record(
+            tenant=tenant,
+            action="THING_DONE",
+            category="tests",
+            actor=system_actor("tests"),
+            resource={"type": "thing", "id": str(i)},
+            details={"n": i},
+        )
+        for i in range(n)
+    ]
+
+
+def test_entries_link_in_order_per_tenant(tenant, other_tenant):
+    ours, theirs = write(tenant), write(other_tenant, 2)
+    assert [e.seq for e in ours] == [1, 2, 3] and [e.seq for e in theirs] == [1, 2]
+    assert ours[1].prev_hash == ours[0].hash
+    assert audit_chain_verify(str(tenant.id)) == [] and audit_chain_verify(str(other_tenant.id)) == []
+    call_command("verify_audit_chain")
+
+
+def test_the_model_refuses_updates_and_deletes(tenant):
+    entry = write(tenant, 1)[0]
+    entry.action = "OTHER"
+    with pytest.raises(PermissionError):
+        entry.save()
+    with pytest.raises(PermissionError):
+        entry.delete()
+    with pytest.raises(PermissionError):
+        AuditEntry.objects.filter(id=entry.id).update(action="OTHER")
+    with pytest.raises(PermissionError):
+        AuditEntry.objects.filter(id=entry.id).delete()
+
+
+def test_an_edited_entry_is_detected(tenant):
+    entries = write(tenant)
+    entry_id = AuditEntry._meta.pk.get_db_prep_value(entries[1].id, connection)
+    with connection.cursor() as cursor:  # what someone with database access could do
+        cursor.execute("UPDATE adminops_auditentry SET details = %s WHERE id = %s", ['{"n": 99}', entry_id])
+    problems = audit_chain_verify(str(tenant.id))
+    assert problems == ["entry #2 (THING_DONE) was altered after it was written"]
+    with pytest.raises(CommandError):
+        call_command("verify_audit_chain", "--tenant", str(tenant.id))
+
+
+def test_a_deleted_entry_is_detected(tenant):
+    entries = write(tenant)
+    AuditEntry.objects.filter(id=entries[1].id)._raw_delete(AuditEntry.objects.db)
+    assert audit_chain_verify(str(tenant.id)) == ["entries #2..#2 are missing"]
+
+
+def test_a_removed_last_entry_is_detected(tenant):
+    entries = write(tenant)
+    AuditEntry.objects.filter(id=entries[2].id)._raw_delete(AuditEntry.objects.db)
+    assert audit_chain_verify(str(tenant.id)) == ["entries after #2 are missing (the chain ends at #3)"]
+
+
+def test_secret_bearing_details_are_refused(tenant):
+    with pytest.raises(ValueError, match="accessToken"):
+        audit_record(
+            tenant=tenant,
+            action="X",
+            category="tests",
+            actor=system_actor("t"),
+            resource={},
+            details={"nested": {"accessToken": "s3cr3t"}},
+        )
+    assert not AuditEntry.objects.exists()
+
+
+def test_an_entry_rolls_back_with_the_change_it_records(tenant):
+    from django.db import transaction
+
+    with pytest.raises(RuntimeError), transaction.atomic():
+        write(tenant, 1)
+        raise RuntimeError("the change failed")
+    assert not AuditEntry.objects.exists()
+    assert [e.seq for e in write(tenant, 1)] == [1]

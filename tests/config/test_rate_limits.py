@@ -1,0 +1,91 @@
+"""Two buckets per request (tenant, principal), headers on every authenticated answer, 429 after."""
+
+import time
+
+import pytest
+
+from tests import factories
+from tests.helpers import assert_error, assert_ok, assert_tool_error
+
+pytestmark = [pytest.mark.django_db, pytest.mark.urls("tests.probe_urls")]
+
+
+@pytest.fixture
+def key(tenant):
+    return factories.make_api_key(tenant, ["*"])[0]
+
+
+def test_every_authenticated_answer_carries_the_rate_headers(client_for, owner, tenant, key):
+    response = client_for(owner, tenant).get(f"/api/v1/probe/keys/{key.id}")
+    assert_ok(response)
+    assert int(response["X-RateLimit-Limit"]) == 600
+    assert int(response["X-RateLimit-Remaining"]) == 599
+    assert int(response["X-RateLimit-Reset"]) > time.time()
+
+
+def test_errors_after_authentication_carry_them_too(client_for, owner, tenant):
+    response = client_for(owner, tenant).get("/api/v1/probe/keys/nope")
+    assert_error(response, 404, "API_KEY_NOT_FOUND")
+    assert "X-RateLimit-Remaining" in response
+
+
+def test_the_principal_bucket_answers_429_with_retry_after(client_for, owner, tenant, key, settings):
+    settings.RATE_LIMIT_PER_KEY = "3/m"
+    client = client_for(owner, tenant)
+    remaining = [int(client.get(f"/api/v1/probe/keys/{key.id}")["X-RateLimit-Remaining"]) for _ in range(3)]
+    assert remaining == [2, 1, 0]
+    response = client.get(f"/api/v1/probe/keys/{key.id}")
+    error = assert_error(response, 429, "RATE_LIMITED")
+    assert error["details"]["source"] == "hub"
+    assert 1 <= int(response["Retry-After"]) <= 60
+    assert response["X-RateLimit-Remaining"] == "0"
+
+
+def test_the_tenant_bucket_is_shared_by_its_principals(client_for, owner, teammate, tenant, key, settings):
+    settings.RATE_LIMIT_PER_TENANT = "2/m"
+    assert_ok(client_for(owner, tenant).get(f"/api/v1/probe/keys/{key.id}"))
+    assert_ok(client_for(teammate, tenant).get(f"/api/v1/probe/keys/{key.id}"))
+    assert_error(client_for(teammate, tenant).get(f"/api/v1/probe/keys/{key.id}"), 429, "RATE_LIMITED")
+
+
+def test_another_tenant_keeps_its_own_budget(
+    client_for, owner, outsider, tenant, other_tenant, key, settings
+):
+    settings.RATE_LIMIT_PER_TENANT = "1/m"
+    assert_ok(client_for(owner, tenant).get(f"/api/v1/probe/keys/{key.id}"))
+    other_key = factories.make_api_key(other_tenant, ["*"])[0]
+    assert_ok(client_for(outsider, other_tenant).get(f"/api/v1/probe/keys/{other_key.id}"))
+
+
+def test_the_tool_family_answers_rate_limited_in_its_envelope(client_for, tenant, key, settings):
+    settings.RATE_LIMIT_PER_KEY = "1/m"
+    client = client_for(factories.make_api_key(tenant, ["*"])[1], tenant)
+    assert client.get(f"/api/v1/tools/probe/keys/{key.id}").status_code == 200
+    response = client.get(f"/api/v1/tools/probe/keys/{key.id}")
+    assert assert_tool_error(response, 429, "RATE_LIMITED")["details"]["source"] == "hub"
+    assert response["Retry-After"]
+
+
+def test_when_the_cache_is_down_requests_pass_and_a_warning_is_logged(
+    client_for, owner, tenant, key, settings, caplog
+):
+    settings.CACHES = {
+        "default": {
+            "BACKEND": "django_redis.cache.RedisCache",
+            "LOCATION": "redis://127.0.0.1:1/0",
+            "OPTIONS": {"SOCKET_CONNECT_TIMEOUT": 0.2, "SOCKET_TIMEOUT": 0.2},
+        }
+    }
+    import config.api.ratelimit as ratelimit
+
+    ratelimit._last_warning = 0.0
+    response = client_for(owner, tenant).get(f"/api/v1/probe/keys/{key.id}")
+    assert_ok(response)
+    assert "X-RateLimit-Limit" not in response
+    assert any("failing open" in r.getMessage() for r in caplog.records)
+
+
+def test_unauthenticated_answers_carry_no_rate_headers(client_for, key):
+    response = client_for(None).get(f"/api/v1/probe/keys/{key.id}")
+    assert_error(response, 401, "UNAUTHORIZED")
+    assert "X-RateLimit-Limit" not in response

@@ -1,0 +1,42 @@
+"""Plain factory functions: each makes one real row the way the service would."""
+
+from __future__ import annotations
+
+import itertools
+
+from adminops.audit import system_actor
+from adminops.models import ApiKey, Membership, Tenant, User
+from adminops.services import api_key_create
+
+_counter = itertools.count(1)
+PASSWORD = "correct horse battery staple"  # tests use a fast hasher (conftest)
+
+
+def make_tenant(name: str | None = None, **fields) -> Tenant:
+    return Tenant.objects.create(name=name or f"tenant-{next(_counter)}", **fields)
+
+
+def make_user(tenant: Tenant | None, roles: list[str], *, username: str | None = None, **fields) -> User:
+    user = User.objects.create_user(
+        username=username or f"user-{next(_counter)}",
+        password=PASSWORD,
+        email=fields.pop("email", ""),
+        **fields,
+    )
+    if tenant is not None:
+        Membership.objects.create(user=user, tenant=tenant, roles=roles)
+    return user
+
+
+def make_super_admin(**fields) -> User:
+    return make_user(None, [], is_superuser=True, is_staff=True, **fields)
+
+
+def make_api_key(tenant: Tenant, scopes: list[str] | None = None, **fields) -> tuple[ApiKey, str]:
+    return api_key_create(
+        tenant=tenant,
+        name=fields.pop("name", f"key-{next(_counter)}"),
+        scopes=["*"] if scopes is None else scopes,
+        actor=system_actor("tests"),
+        **fields,
+    )

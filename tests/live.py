@@ -1,0 +1,80 @@
+"""A real server process for tests that need one: gunicorn on a free loopback port, with its own
+environment (another database, a cache that is down, ...)."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from contextlib import contextmanager
+from pathlib import Path
+
+import requests
+
+ROOT = Path(__file__).resolve().parent.parent
+BIN = Path(sys.executable).parent
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def manage(*args: str, env: dict) -> str:
+    result = subprocess.run(
+        [sys.executable, "manage.py", *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    return result.stdout.strip().splitlines()[-1] if result.stdout.strip() else ""
+
+
+def server_env(tmp_path: Path, **overrides: str) -> dict:
+    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL", "CELERY_BROKER_URL")}
+    env |= {
+        "VAR_DIR": str(tmp_path / "var"),
+        "DATABASE_URL": f"sqlite:///{tmp_path / 'db.sqlite3'}",
+        "DJANGO_LOG_LEVEL": "WARNING",
+    }
+    env.setdefault("DJANGO_SECRET_KEY", "live-test-secret-key-0123456789abcdef0123456789")
+    env.setdefault("VAULT_MASTER_KEYS", "test1:AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=")
+    env |= overrides
+    return env
+
+
+@contextmanager
+def live_server(env: dict, log: Path | None = None):
+    port = free_port()
+    out = open(log, "wb") if log else subprocess.DEVNULL  # noqa: SIM115
+    process = subprocess.Popen(
+        [
+            str(BIN / "gunicorn"),
+            "config.wsgi",
+            "--bind",
+            f"127.0.0.1:{port}",
+            "--workers",
+            "1",
+            "--timeout",
+            "30",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=out,
+        stderr=subprocess.STDOUT,
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                requests.get(base + "/health", timeout=2)
+                break
+            except requests.ConnectionError:
+                assert process.poll() is None and time.monotonic() < deadline, "server did not start"
+                time.sleep(0.2)
+        yield base
+    finally:
+        process.terminate()
+        process.wait(timeout=15)

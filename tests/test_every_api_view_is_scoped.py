@@ -1,0 +1,48 @@
+"""Every route is either tenant scoped or declared public here, on purpose."""
+
+from django.urls import URLPattern, URLResolver, get_resolver
+from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
+
+from adminops import apis
+from config.api import handlers
+from config.api.views import PublicAPIView, TenantAPIView
+
+PUBLIC_VIEWS = {
+    apis.HealthApi,
+    apis.ApiHealthApi,
+    apis.AdminHealthApi,  # status for anyone; details only after authentication and a role check
+    apis.AuthTokenApi,
+    apis.AuthTokenRefreshApi,
+    SpectacularAPIView,
+    SpectacularSwaggerView,
+    SpectacularRedocView,
+}
+PUBLIC_FUNCTIONS = {handlers.not_found}
+
+
+def iter_routes(patterns, prefix=""):
+    for pattern in patterns:
+        if isinstance(pattern, URLResolver):
+            if pattern.app_name == "admin":
+                continue  # the Django admin: staff sessions, not the API
+            yield from iter_routes(pattern.url_patterns, prefix + str(pattern.pattern))
+        elif isinstance(pattern, URLPattern):
+            yield prefix + str(pattern.pattern), pattern.callback
+
+
+def test_every_api_view_is_tenant_scoped_or_declared_public():
+    for route, callback in iter_routes(get_resolver().url_patterns):
+        view = getattr(callback, "cls", None) or getattr(callback, "view_class", None)
+        if view is None:
+            assert callback in PUBLIC_FUNCTIONS, f"{route}: a function view that is not declared public"
+            continue
+        if view in PUBLIC_VIEWS:
+            continue
+        assert issubclass(view, TenantAPIView), f"{route} -> {view.__name__} is not tenant scoped"
+
+
+def test_public_views_are_listed_on_purpose():
+    routed = {getattr(cb, "cls", None) for _, cb in iter_routes(get_resolver().url_patterns)}
+    for view in routed:
+        if view is not None and issubclass(view, PublicAPIView):
+            assert view in PUBLIC_VIEWS, f"{view.__name__} is public but not listed in PUBLIC_VIEWS"
