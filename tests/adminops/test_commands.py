@@ -31,8 +31,19 @@ def test_createtenant_refuses_a_duplicate_name():
 
 
 def test_createtenantuser_grants_repeated_roles(tenant):
-    user_id = run("createtenantuser", "--tenant", str(tenant.id), "--username", "peter", "--password", "pw-123456",
-                  "--role", "integration_admin", "--role", "approver")  # fmt: skip
+    user_id = run(
+        "createtenantuser",
+        "--tenant",
+        str(tenant.id),
+        "--username",
+        "peter",
+        "--password",
+        "pw-123456",
+        "--role",
+        "integration_admin",
+        "--role",
+        "approver",
+    )
     membership = Membership.objects.get(user_id=user_id, tenant=tenant)
     assert membership.roles == ["approver", "integration_admin"]
 
@@ -53,8 +64,17 @@ def test_createtenantuser_names_the_allowed_roles_for_a_bad_one(tenant):
 
 
 def test_createapikey_prints_a_key_that_authenticates_once_and_is_stored_hashed(client, tenant):
-    key = run("createapikey", "--tenant", str(tenant.id), "--name", "ci", "--scope", "admin:read",
-              "--tools", "itsm.*")  # fmt: skip
+    key = run(
+        "createapikey",
+        "--tenant",
+        str(tenant.id),
+        "--name",
+        "ci",
+        "--scope",
+        "admin:read",
+        "--tools",
+        "itsm.*",
+    )
     stored = ApiKey.objects.get(name="ci")
     assert key.startswith("ak_live_") and len(key) >= 40
     assert stored.scopes == ["admin:read"] and stored.tool_patterns == ["itsm.*"]

@@ -77,9 +77,13 @@ def test_when_the_broker_is_down_nothing_is_recorded_and_the_caller_gets_503():
 
 def test_every_named_job_is_known_and_beat_schedules_the_periodic_ones():
     assert list(jobs.JOB_SPECS)[:6] == [
-        "tokenExpiry", "credentialRotationCheck", "cleanupExpiredSessions", "auditLogArchive", "dataSync",
+        "tokenExpiry",
+        "credentialRotationCheck",
+        "cleanupExpiredSessions",
+        "auditLogArchive",
+        "dataSync",
         "reportGeneration",
-    ]  # fmt: skip
+    ]
     schedule = jobs.beat_schedule()
     assert schedule["job:cleanupExpiredSessions"]["args"] == ("cleanupExpiredSessions",)
     assert "job:dataSync" not in schedule
