@@ -1,0 +1,210 @@
+"""The one outbound HTTP client factory (DESIGN section 11). Every vendor call goes through it:
+
+- timeouts always (connect, read);
+- retries with backoff that honour `Retry-After` on 429/503, for idempotent requests only, bounded
+  in count and in total time;
+- the guard: a URL must be http(s), and its host must resolve only to public addresses. The guard
+  runs before the request (so a refusal is decided before any connection), again for every redirect
+  hop, and once more on the connected socket's peer address (so DNS rebinding cannot slip past).
+  `OUTBOUND_ALLOW_PRIVATE_NETWORKS` relaxes only the address rule (tests and local fakes);
+- an optional extra CA bundle (`OUTBOUND_CA_BUNDLE`), added to the default trust store.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import ipaddress
+import logging
+import random
+import socket
+import time
+from functools import cache
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import certifi
+import requests
+from django.conf import settings
+from requests.adapters import HTTPAdapter
+from urllib3.connection import HTTPConnection, HTTPSConnection
+from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
+
+logger = logging.getLogger(__name__)
+
+DEFAULT_TIMEOUT = (5.0, 30.0)
+IDEMPOTENT_METHODS = frozenset({"GET", "HEAD", "OPTIONS", "PUT", "DELETE"})
+RETRY_STATUSES = frozenset({429, 503})
+MAX_REDIRECTS = 5
+
+
+class OutboundRefused(Exception):
+    """The guard refused a URL. `reason` is safe to show to the caller (it never carries the URL's
+    credentials)."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+def _private_allowed() -> bool:
+    return settings.OUTBOUND_ALLOW_PRIVATE_NETWORKS
+
+
+def address_is_public(address: str) -> bool:
+    ip = ipaddress.ip_address(address.split("%", 1)[0])
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped
+    if isinstance(ip, ipaddress.IPv6Address) and ip.sixtofour is not None:
+        ip = ip.sixtofour
+    return ip.is_global and not ip.is_multicast and not ip.is_reserved
+
+
+def guard_url(url: str, *, unresolvable_ok: bool = False) -> None:
+    """Raise OutboundRefused unless `url` may be called. With `unresolvable_ok`, a host name that
+    does not resolve (yet) passes: used when a URL is stored for later, not called now."""
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError as exc:
+        raise OutboundRefused("The URL is malformed.") from exc
+    if parts.scheme not in ("http", "https"):
+        raise OutboundRefused("Only http and https URLs are allowed.")
+    host = parts.hostname
+    if not host:
+        raise OutboundRefused("The URL has no host.")
+    if _private_allowed():
+        return
+    try:
+        infos = socket.getaddrinfo(
+            host, port or (443 if parts.scheme == "https" else 80), type=socket.SOCK_STREAM
+        )
+    except (socket.gaierror, UnicodeError) as exc:
+        if unresolvable_ok and not _looks_numeric(host):
+            return
+        raise OutboundRefused("The URL's host does not resolve.") from exc
+    for info in infos:
+        if not address_is_public(info[4][0]):
+            raise OutboundRefused("The URL points to a private, loopback, link-local or reserved address.")
+
+
+def _looks_numeric(host: str) -> bool:
+    return host.replace(".", "").replace(":", "").isalnum() and any(c.isdigit() for c in host[:1])
+
+
+class _PeerCheck:
+    """Mixin for urllib3 connections: refuse a connected socket whose peer is not public."""
+
+    def connect(self):
+        super().connect()
+        if _private_allowed():
+            return
+        peer = self.sock.getpeername()[0] if self.sock is not None else None
+        if peer is None or not address_is_public(peer):
+            self.sock.close()
+            raise OutboundRefused("The connection reached a private, loopback or reserved address.")
+
+
+class _GuardedHTTPConnection(_PeerCheck, HTTPConnection):
+    pass
+
+
+class _GuardedHTTPSConnection(_PeerCheck, HTTPSConnection):
+    pass
+
+
+class _GuardedHTTPPool(HTTPConnectionPool):
+    ConnectionCls = _GuardedHTTPConnection
+
+
+class _GuardedHTTPSPool(HTTPSConnectionPool):
+    ConnectionCls = _GuardedHTTPSConnection
+
+
+class _GuardedAdapter(HTTPAdapter):
+    def init_poolmanager(self, *args, **kwargs):
+        super().init_poolmanager(*args, **kwargs)
+        self.poolmanager.pool_classes_by_scheme = {"http": _GuardedHTTPPool, "https": _GuardedHTTPSPool}
+        self.poolmanager.key_fn_by_scheme = dict(self.poolmanager.key_fn_by_scheme)
+
+
+class OutboundSession(requests.Session):
+    """A requests Session with the guard, default timeouts and bounded, Retry-After-aware retries.
+
+    `request(..., idempotent=True)` lets a POST be retried (a token request, a search)."""
+
+    def __init__(self, *, timeout=DEFAULT_TIMEOUT, retries: int = 3, retry_budget: float = 30.0) -> None:
+        super().__init__()
+        self.default_timeout = timeout
+        self.retries = retries
+        self.retry_budget = retry_budget
+        self.max_redirects = MAX_REDIRECTS
+        self.trust_env = False  # no proxy or netrc from the environment
+        self.verify = _ca_bundle()
+        adapter = _GuardedAdapter(pool_connections=20, pool_maxsize=20)
+        self.mount("http://", adapter)
+        self.mount("https://", adapter)
+
+    def request(self, method, url, *args, idempotent: bool | None = None, **kwargs):
+        kwargs.setdefault("timeout", self.default_timeout)
+        retryable = method.upper() in IDEMPOTENT_METHODS if idempotent is None else idempotent
+        deadline = time.monotonic() + self.retry_budget
+        attempt = 0
+        while True:
+            response = super().request(method, url, *args, **kwargs)
+            wait = self._retry_wait(response, attempt, deadline) if retryable else None
+            if wait is None:
+                return response
+            logger.info(
+                "Retrying %s %s after %s (waiting %.2fs)", method, _safe(url), response.status_code, wait
+            )
+            response.close()
+            time.sleep(wait)
+            attempt += 1
+
+    def send(self, request, **kwargs):
+        guard_url(request.url)  # the first request and every redirect hop
+        return super().send(request, **kwargs)
+
+    def _retry_wait(self, response, attempt: int, deadline: float) -> float | None:
+        if response.status_code not in RETRY_STATUSES or attempt >= self.retries:
+            return None
+        wait = retry_after_seconds(response.headers.get("Retry-After"))
+        if wait is None:
+            wait = min(8.0, 0.25 * (2**attempt)) * (0.5 + random.random())
+        if time.monotonic() + wait > deadline:
+            return None
+        return wait
+
+
+def retry_after_seconds(value: str | None) -> float | None:
+    """Retry-After as seconds: a number of seconds or an HTTP date."""
+    if not value:
+        return None
+    value = value.strip()
+    if value.isdigit():
+        return float(value)
+    try:
+        moment = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, moment.timestamp() - time.time())
+
+
+def outbound_session(**options) -> OutboundSession:
+    return OutboundSession(**options)
+
+
+@cache
+def _ca_bundle() -> str | bool:
+    extra = settings.OUTBOUND_CA_BUNDLE
+    if not extra:
+        return True
+    combined = Path(settings.VAR_DIR) / "outbound-ca-bundle.pem"
+    combined.write_text(Path(certifi.where()).read_text() + "\n" + Path(extra).read_text())
+    return str(combined)
+
+
+def _safe(url: str) -> str:
+    """A URL for a log line: scheme, host and path only (no credentials, no query)."""
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.hostname}{parts.path}"

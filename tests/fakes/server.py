@@ -1,0 +1,199 @@
+"""A real HTTP(S) server on loopback for faking vendor platforms.
+
+A fake subclasses `FakeVendor`, declares routes with `@route(method, pattern)` (a regex on the path),
+and returns `Reply`s. The server records every request it received (`.received`), can add latency,
+and serves HTTPS with a self-signed certificate for 127.0.0.1/localhost (`tls=True`; point
+`OUTBOUND_CA_BUNDLE` or `verify=` at `.ca_file`).
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import re
+import ssl
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
+
+
+@dataclass
+class Received:
+    method: str
+    path: str
+    query: dict[str, list[str]]
+    headers: dict[str, str]
+    body: bytes
+
+    def json(self):
+        return json.loads(self.body or b"null")
+
+    def form(self) -> dict[str, str]:
+        return {k: v[0] for k, v in parse_qs(self.body.decode()).items()}
+
+
+@dataclass
+class Reply:
+    status: int = 200
+    body: object = None  # dict/list -> JSON; str/bytes -> as is
+    headers: dict[str, str] = field(default_factory=dict)
+
+    def encoded(self) -> tuple[bytes, dict[str, str]]:
+        headers = dict(self.headers)
+        if isinstance(self.body, dict | list):
+            headers.setdefault("Content-Type", "application/json")
+            return json.dumps(self.body).encode(), headers
+        if isinstance(self.body, str):
+            return self.body.encode(), headers
+        return self.body or b"", headers
+
+
+def route(method: str, pattern: str):
+    def mark(function):
+        function._route = (method.upper(), re.compile(f"^{pattern}$"))
+        return function
+
+    return mark
+
+
+class FakeVendor:
+    """Base of every fake. Subclasses add routes; `start()`/`stop()` or use as a context manager."""
+
+    def __init__(self, *, tls: bool = False, latency: float = 0.0) -> None:
+        self.tls = tls
+        self.latency = latency
+        self.received: list[Received] = []
+        self._lock = threading.Lock()
+        self._routes = [
+            (*getattr(self, name)._route, getattr(self, name))
+            for name in dir(self)
+            if callable(getattr(self, name, None)) and hasattr(getattr(self, name), "_route")
+        ]
+        self._server: ThreadingHTTPServer | None = None
+        self.ca_file: str | None = None
+
+    # ---- lifecycle
+    def start(self) -> FakeVendor:
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
+        self._server.daemon_threads = True
+        if self.tls:
+            context, self.ca_file = _self_signed_context()
+            self._server.socket = context.wrap_socket(self._server.socket, server_side=True)
+        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+        return self
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, *exc):
+        self.stop()
+
+    @property
+    def url(self) -> str:
+        scheme = "https" if self.tls else "http"
+        return f"{scheme}://127.0.0.1:{self._server.server_address[1]}"
+
+    def requests_to(self, path_regex: str) -> list[Received]:
+        pattern = re.compile(path_regex)
+        with self._lock:
+            return [r for r in self.received if pattern.search(r.path)]
+
+    # ---- dispatch
+    def handle(self, request: Received) -> Reply:
+        for method, pattern, function in self._routes:
+            match = pattern.match(request.path)
+            if match and method == request.method:
+                return function(request, **match.groupdict())
+        return Reply(404, {"error": {"code": "itemNotFound", "message": f"No route {request.path}"}})
+
+
+def _handler_for(fake: FakeVendor):
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, *args):
+            pass
+
+    def dispatch(self):
+        parts = urlsplit(self.path)
+        length = int(self.headers.get("Content-Length") or 0)
+        request = Received(
+            self.command, parts.path, parse_qs(parts.query), dict(self.headers), self.rfile.read(length)
+        )
+        with fake._lock:
+            fake.received.append(request)
+        if fake.latency:
+            time.sleep(fake.latency)
+        reply = fake.handle(request)
+        body, headers = reply.encoded()
+        self.send_response(reply.status)
+        for name, value in headers.items():
+            self.send_header(name, value)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    for verb in ("GET", "POST", "PUT", "PATCH", "DELETE"):
+        setattr(Handler, f"do_{verb}", dispatch)
+    return Handler
+
+
+_CERT_CACHE: tuple[str, str] | None = None
+
+
+def _self_signed_context() -> tuple[ssl.SSLContext, str]:
+    """A certificate for 127.0.0.1 and localhost, made once per test run."""
+    global _CERT_CACHE
+    if _CERT_CACHE is None:
+        _CERT_CACHE = _make_certificate()
+    cert_file, key_file = _CERT_CACHE
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(cert_file, key_file)
+    return context, cert_file
+
+
+def _make_certificate() -> tuple[str, str]:
+    import ipaddress
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "localhost")])
+    now = datetime.datetime.now(datetime.UTC)
+    cert = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - datetime.timedelta(days=1))
+        .not_valid_after(now + datetime.timedelta(days=30))
+        .add_extension(
+            x509.SubjectAlternativeName(
+                [x509.DNSName("localhost"), x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]
+            ),
+            critical=False,
+        )
+        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+        .sign(key, hashes.SHA256())
+    )
+    folder = Path(tempfile.mkdtemp(prefix="fake-tls-"))
+    (folder / "cert.pem").write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    (folder / "key.pem").write_bytes(
+        key.private_bytes(
+            serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+        )
+    )
+    return str(folder / "cert.pem"), str(folder / "key.pem")

@@ -1,0 +1,105 @@
+"""The outbound client: timeouts, Retry-After-aware retries for idempotent calls, and the guard."""
+
+import time
+
+import pytest
+
+from integrations.http import OutboundRefused, guard_url, outbound_session, retry_after_seconds
+from tests.fakes.server import FakeVendor, Reply, route
+
+
+class Flaky(FakeVendor):
+    def __init__(self, failures: int, status: int = 429, retry_after: str = "0", **kw):
+        super().__init__(**kw)
+        self.failures = failures
+        self.status = status
+        self.retry_after = retry_after
+
+    @route("GET", "/thing")
+    def thing(self, request):
+        if len(self.received) <= self.failures:
+            return Reply(self.status, {"error": "slow down"}, {"Retry-After": self.retry_after})
+        return Reply(200, {"ok": True})
+
+    @route("POST", "/thing")
+    def create(self, request):
+        return Reply(429, {"error": "slow down"}, {"Retry-After": "0"})
+
+    @route("GET", "/bounce")
+    def bounce(self, request):
+        return Reply(302, "", {"Location": "http://127.0.0.1:1/secret"})
+
+
+@pytest.fixture
+def private_ok(settings):
+    settings.OUTBOUND_ALLOW_PRIVATE_NETWORKS = True
+
+
+def test_it_retries_a_throttled_get_honouring_retry_after(private_ok):
+    with Flaky(failures=2, retry_after="1") as fake:
+        started = time.monotonic()
+        response = outbound_session().get(fake.url + "/thing")
+    assert response.status_code == 200 and len(fake.received) == 3
+    assert time.monotonic() - started >= 2.0
+
+
+def test_it_gives_up_after_the_retry_count(private_ok):
+    with Flaky(failures=10, status=503) as fake:
+        response = outbound_session(retries=2).get(fake.url + "/thing")
+    assert response.status_code == 503 and len(fake.received) == 3
+
+
+def test_it_does_not_wait_past_its_time_budget(private_ok):
+    with Flaky(failures=1, retry_after="60") as fake:
+        response = outbound_session(retry_budget=5).get(fake.url + "/thing")
+    assert response.status_code == 429 and len(fake.received) == 1
+
+
+def test_it_never_retries_a_post_unless_told_it_is_idempotent(private_ok):
+    with Flaky(failures=0) as fake:
+        outbound_session().post(fake.url + "/thing")
+        assert len(fake.received) == 1
+        outbound_session(retries=2).post(fake.url + "/thing", idempotent=True)
+        assert len(fake.received) == 4
+
+
+def test_retry_after_accepts_seconds_and_http_dates():
+    assert retry_after_seconds("7") == 7.0
+    assert 0 <= retry_after_seconds("Wed, 21 Oct 2015 07:28:00 GMT") == 0.0
+    assert retry_after_seconds("soon") is None
+
+
+def test_with_the_guard_on_loopback_is_refused_before_connecting():
+    with Flaky(failures=0) as fake:
+        with pytest.raises(OutboundRefused):
+            outbound_session().get(fake.url + "/thing")
+        assert fake.received == []
+
+
+def test_a_redirect_to_loopback_is_refused(settings):
+    settings.OUTBOUND_ALLOW_PRIVATE_NETWORKS = True
+    with Flaky(failures=0) as fake:
+        session = outbound_session()
+        settings.OUTBOUND_ALLOW_PRIVATE_NETWORKS = False
+        with pytest.raises(OutboundRefused):
+            session.get(fake.url.replace("127.0.0.1", "localhost") + "/bounce")
+
+
+@pytest.mark.parametrize(
+    "url", ["file:///etc/passwd", "gopher://x", "http://", "http://[::1", "http://0.0.0.0/"]
+)
+def test_malformed_and_non_http_urls_are_refused(url):
+    with pytest.raises(OutboundRefused):
+        guard_url(url)
+
+
+def test_an_unresolvable_name_passes_only_when_stored_for_later():
+    guard_url("https://login.vendor.invalid/token", unresolvable_ok=True)
+    with pytest.raises(OutboundRefused):
+        guard_url("https://login.vendor.invalid/token")
+
+
+def test_the_fake_serves_https_with_its_own_certificate(private_ok):
+    with Flaky(failures=0, tls=True) as fake:
+        response = outbound_session().get(fake.url + "/thing", verify=fake.ca_file)
+    assert response.json() == {"ok": True}
