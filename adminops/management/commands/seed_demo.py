@@ -11,6 +11,7 @@ from django.db import transaction
 from adminops.audit import system_actor
 from adminops.management.commands._output import emit
 from adminops.models import ApiKey, Role, Tenant
+from adminops.seeding import SEED_HOOKS
 from adminops.services import api_key_create, tenant_user_create
 
 DEMO_TENANT = "demo"
@@ -22,7 +23,6 @@ DEMO_USERS = {
     "demo-auditor": [Role.AUDIT_VIEWER],
     "demo-approver": [Role.APPROVER],
 }
-SEED_HOOKS: list = []  # other apps append callables (tenant) -> None that add demo data
 
 
 class Command(BaseCommand):

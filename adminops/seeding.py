@@ -1,0 +1,14 @@
+"""Demo data hooks: apps register `@seed_hook` functions (tenant) -> None that `seed_demo` calls, so
+a fresh `make run` shows something in every area. Register from the app's AppConfig.ready()."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+SEED_HOOKS: list[Callable] = []
+
+
+def seed_hook(function: Callable) -> Callable:
+    if function not in SEED_HOOKS:
+        SEED_HOOKS.append(function)
+    return function
