@@ -1,0 +1,130 @@
+"""POST /v2/cloudstore/failed-files (api-spec part 4)."""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework import serializers
+
+from adminops.access import KNOWLEDGE_READ
+from config.api.envelopes import v2_response
+from config.api.errors import FieldError, RequestInvalid
+from config.api.schema import V2DetailSerializer, v2_envelope
+from config.api.timestamps import iso_ms
+from config.api.validation import validated
+from config.api.views import TenantAPIView
+from ingestion.records import PLATFORM_TYPES, FailedFile
+from ingestion.selectors import failed_file_list, vectordb_tenant_check
+
+MAX_LIMIT = 100
+
+
+class FailedFilesVectordbConfigInput(serializers.Serializer):
+    platform_domain = serializers.CharField(max_length=255)
+    tenant_id = serializers.CharField(max_length=255)
+
+    class Meta:
+        ref_name = "FailedFilesVectordbConfig"
+
+
+class FailedFilesListInput(serializers.Serializer):
+    vectordb_config = FailedFilesVectordbConfigInput()
+    platform_type = serializers.ChoiceField(choices=PLATFORM_TYPES)
+
+    class Meta:
+        ref_name = "FailedFilesListInput"
+
+
+class FailedFileOutput(serializers.Serializer):
+    file_id = serializers.CharField()
+    file_name = serializers.CharField()
+    source_url = serializers.CharField()
+    error_type = serializers.CharField()
+    error_message = serializers.CharField()
+    failed_at = serializers.CharField(help_text="ISO 8601 UTC with milliseconds.")
+    retry_count = serializers.IntegerField(help_text="Ingestion attempts of the file so far.")
+
+    class Meta:
+        ref_name = "FailedFileRecord"
+
+
+class FailedFilesData(serializers.Serializer):
+    failed_files = FailedFileOutput(many=True)
+    total = serializers.IntegerField(help_text="All matching records, not only this page.")
+    platform_type = serializers.CharField()
+
+    class Meta:
+        ref_name = "FailedFilesData"
+
+
+class FailedFilesListApi(TenantAPIView):
+    access = KNOWLEDGE_READ
+
+    @extend_schema(
+        operation_id="cloudstore_failed_files_list",
+        request=FailedFilesListInput,
+        parameters=[
+            OpenApiParameter(
+                "limit", int, description=f"Extension: page size 1..{MAX_LIMIT} (default: all)."
+            ),
+            OpenApiParameter("offset", int, description="Extension: records to skip (default 0)."),
+        ],
+        responses={
+            200: v2_envelope("FailedFilesEnvelope", FailedFilesData(), with_message=True),
+            503: OpenApiResponse(V2DetailSerializer, description="The failed-file store is unavailable."),
+        },
+        tags=["ingestion"],
+    )
+    def post(self, request):
+        data = validated(FailedFilesListInput, request.data)
+        vectordb_tenant_check(tenant=self.tenant, tenant_id=data["vectordb_config"]["tenant_id"])
+        limit, offset = _page_params(request)
+        platform_type = data["platform_type"]
+        page = failed_file_list(tenant=self.tenant, platform_type=platform_type, limit=limit, offset=offset)
+        body = {
+            "failed_files": [_record_output(record) for record in page.items],
+            "total": page.total,
+            "platform_type": platform_type,
+        }
+        return v2_response(body, message=f"Found {page.total} failed files for platform {platform_type}.")
+
+
+def _record_output(record: FailedFile) -> dict:
+    return {
+        "file_id": record.file_id,
+        "file_name": record.file_name,
+        "source_url": record.source_url,
+        "error_type": record.error_type,
+        "error_message": record.error_message,
+        "failed_at": iso_ms(record.failed_at),
+        "retry_count": record.retry_count,
+    }
+
+
+def _page_params(request) -> tuple[int | None, int]:
+    """The optional limit/offset extension; bad values are /v2 query errors (422, loc ["query", name])."""
+    limit = _int_query(request, "limit", low=1, high=MAX_LIMIT)
+    offset = _int_query(request, "offset", low=0, high=10**9)
+    return limit, offset or 0
+
+
+def _int_query(request, name: str, *, low: int, high: int) -> int | None:
+    raw = request.query_params.get(name)
+    if raw is None:
+        return None
+    try:
+        value = int(raw)
+    except ValueError:
+        raise _query_error(name, "value is not a valid integer", "type_error.integer", shape=True) from None
+    if value < low:
+        raise _query_error(
+            name, f"ensure this value is greater than or equal to {low}", "value_error.number.not_ge"
+        )
+    if value > high:
+        raise _query_error(
+            name, f"ensure this value is less than or equal to {high}", "value_error.number.not_le"
+        )
+    return value
+
+
+def _query_error(name: str, message: str, v2_type: str, *, shape: bool = False) -> RequestInvalid:
+    return RequestInvalid([FieldError((name,), message, v2_type, message, shape=shape)], where="query")
