@@ -8,6 +8,7 @@ from config.api import handlers
 urlpatterns = [
     path("health", HealthApi.as_view(), name="health"),
     path("api/v1/", include("adminops.urls")),
+    path("api/v1/", include("vault.urls")),
     path("v2/cloudstore/", include("ingestion.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="swagger-ui"),

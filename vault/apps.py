@@ -3,4 +3,12 @@ from django.apps import AppConfig
 
 class VaultConfig(AppConfig):
     name = "vault"
+    verbose_name = "Credential vault"
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        from vault import checks, jobs, keyring  # noqa: F401  (registers the checks and the jobs)
+
+        # A malformed VAULT_MASTER_KEYS stops every process at start-up (ImproperlyConfigured);
+        # a wrong key stops `migrate` (checks.py) and answers 503 on first use (keyring.py).
+        keyring.master_keys()

@@ -1,0 +1,233 @@
+"""The credential endpoints (thin: parse, call a service or selector, shape)."""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework.exceptions import ParseError
+
+from adminops.access import VAULT_READ, VAULT_SECRETS, VAULT_WRITE
+from adminops.audit import actor_of
+from config.api.envelopes import envelope
+from config.api.errors import InvalidParameter
+from config.api.pagination import page_request, paginate
+from config.api.schema import v1_envelope
+from config.api.timestamps import iso_ms
+from config.api.validation import validated
+from config.api.views import TenantAPIView
+from vault import selectors, services
+from vault.apis import inputs, outputs
+from vault.models import Credential
+from vault.services.common import parse_credential_id, person
+
+CREDENTIAL_ID_QUERY = OpenApiParameter(
+    "credentialId", str, OpenApiParameter.QUERY, required=False, description="cred-<uuid> or a UUID"
+)
+
+
+def _body(request) -> dict:
+    data = request.data
+    if not isinstance(data, dict):
+        raise ParseError("The request body must be a JSON object.")
+    return data
+
+
+def _credential_query(request):
+    raw = request.query_params.get("credentialId")
+    return parse_credential_id(raw) if raw else None
+
+
+class CredentialCollectionApi(TenantAPIView):
+    access = {"GET": VAULT_READ, "POST": VAULT_WRITE}
+
+    @extend_schema(
+        operation_id="credentials_store",
+        request=inputs.CredentialStoreInput,
+        responses={200: v1_envelope("CredentialStoreEnvelope", outputs.CredentialRecordSerializer())},
+        tags=["vault"],
+    )
+    def post(self, request):
+        data = validated(inputs.CredentialStoreInput, _body(request))
+        credential = services.credential_store(
+            tenant=self.tenant,
+            actor=actor_of(request),
+            integration_id=data["integrationId"],
+            name=data["credentialName"],
+            auth_type=data["authType"],
+            description=data["description"],
+            scopes=data.get("scopes"),
+            token_endpoint=data.get("tokenEndpoint", ""),
+            authorization_endpoint=data.get("authorizationEndpoint", ""),
+            metadata=data.get("metadata"),
+            expires_in=data.get("expiresIn"),
+            access_token=data.get("accessToken"),
+            refresh_token=data.get("refreshToken"),
+            secrets=data.get("secrets"),
+            request_id=request.request_id,
+        )
+        return envelope(
+            outputs.credential_record(credential, self.tenant), message="Credentials stored successfully."
+        )
+
+    @extend_schema(
+        operation_id="credentials_list",
+        parameters=[
+            OpenApiParameter("authType", str, enum=Credential.AuthType.values, required=False),
+            OpenApiParameter("status", str, enum=Credential.Status.values, required=False),
+            OpenApiParameter("isExpired", bool, required=False),
+            OpenApiParameter("limit", int, required=False, description="1..100, default 50"),
+            OpenApiParameter("offset", int, required=False, description="default 0"),
+        ],
+        responses={200: v1_envelope("CredentialListEnvelope", outputs.CredentialListSerializer())},
+        tags=["vault"],
+    )
+    def get(self, request):
+        page = page_request(request)
+        rows = selectors.credential_list(tenant=self.tenant, **_list_filters(request))
+        items, pagination = paginate(rows, page)
+        data = {
+            "credentials": [outputs.credential_record(c, self.tenant) for c in items],
+            "pagination": pagination,
+        }
+        return envelope(data, message="Credentials retrieved.")
+
+
+def _list_filters(request) -> dict:
+    params = request.query_params
+    filters: dict = {}
+    for name, key, allowed in (
+        ("authType", "auth_type", Credential.AuthType.values),
+        ("status", "status", Credential.Status.values),
+    ):
+        value = params.get(name)
+        if value is not None:
+            if value not in allowed:
+                raise InvalidParameter(
+                    f"Invalid {name} parameter.", details={name: f"Allowed values: {', '.join(allowed)}."}
+                )
+            filters[key] = value
+    expired = params.get("isExpired")
+    if expired is not None:
+        if expired.lower() not in ("true", "false"):
+            raise InvalidParameter(
+                "Invalid isExpired parameter.", details={"isExpired": "Use true or false."}
+            )
+        filters["is_expired"] = expired.lower() == "true"
+    return filters
+
+
+class CredentialSecretsApi(TenantAPIView):
+    """GET /credentials/{integrationId}: the decrypted credential (refreshed first when due)."""
+
+    access = VAULT_SECRETS
+
+    @extend_schema(
+        operation_id="credentials_get_decrypted",
+        parameters=[CREDENTIAL_ID_QUERY],
+        responses={200: v1_envelope("CredentialDecryptedEnvelope", outputs.CredentialDecryptedSerializer())},
+        tags=["vault"],
+    )
+    def get(self, request, integration_id: str):
+        credential, revealed, refresh_error = services.credential_read_secrets(
+            tenant=self.tenant,
+            actor=actor_of(request),
+            integration_id=integration_id,
+            credential_id=_credential_query(request),
+            request_id=request.request_id,
+        )
+        data = outputs.decrypted_record(credential, self.tenant, revealed, refresh_error)
+        response = envelope(data, message="Credentials retrieved.")
+        response["Cache-Control"] = "no-store"
+        return response
+
+
+class CredentialDetailsApi(TenantAPIView):
+    access = VAULT_READ
+
+    @extend_schema(
+        operation_id="credentials_get_details",
+        parameters=[CREDENTIAL_ID_QUERY],
+        responses={200: v1_envelope("CredentialDetailsEnvelope", outputs.CredentialRecordSerializer())},
+        tags=["vault"],
+    )
+    def get(self, request, integration_id: str):
+        credential = selectors.credential_get_by_integration(
+            tenant=self.tenant, integration_id=integration_id, credential_id=_credential_query(request)
+        )
+        return envelope(
+            outputs.credential_record(credential, self.tenant), message="Credential details retrieved."
+        )
+
+
+class CredentialItemApi(TenantAPIView):
+    access = VAULT_WRITE
+
+    @extend_schema(
+        operation_id="credentials_update",
+        request=inputs.CredentialUpdateInput,
+        responses={200: v1_envelope("CredentialUpdateEnvelope", outputs.CredentialUpdatedSerializer())},
+        tags=["vault"],
+    )
+    def patch(self, request, integration_id: str, credential_id: str):
+        parsed_id = parse_credential_id(credential_id)
+        data = validated(inputs.CredentialUpdateInput, _body(request))
+        credential, changes = services.credential_update(
+            tenant=self.tenant,
+            actor=actor_of(request),
+            integration_id=integration_id,
+            credential_id=parsed_id,
+            changes=dict(data),
+            request_id=request.request_id,
+        )
+        data = outputs.credential_record(credential, self.tenant) | {"changes": changes}
+        return envelope(data, message="Credential updated successfully.")
+
+    @extend_schema(
+        operation_id="credentials_delete",
+        responses={200: v1_envelope("CredentialDeleteEnvelope", outputs.CredentialDeletedSerializer())},
+        tags=["vault"],
+    )
+    def delete(self, request, integration_id: str, credential_id: str):
+        credential, affected = services.credential_delete(
+            tenant=self.tenant,
+            actor=actor_of(request),
+            integration_id=integration_id,
+            credential_id=parse_credential_id(credential_id),
+            request_id=request.request_id,
+        )
+        return envelope(
+            outputs.deleted_record(credential, affected), message="Credential deleted successfully."
+        )
+
+
+class CredentialRotateApi(TenantAPIView):
+    access = VAULT_WRITE
+
+    @extend_schema(
+        operation_id="credentials_rotate",
+        request=inputs.CredentialRotateInput,
+        responses={200: v1_envelope("CredentialRotateEnvelope", outputs.CredentialRotatedSerializer())},
+        tags=["vault"],
+    )
+    def post(self, request, credential_id: str):
+        parsed_id = parse_credential_id(credential_id)
+        data = validated(inputs.CredentialRotateInput, _body(request) if request.data else {})
+        actor = actor_of(request)
+        credential, method, fields = services.credential_rotate(
+            tenant=self.tenant,
+            actor=actor,
+            credential_id=parsed_id,
+            access_token=data.get("accessToken"),
+            refresh_token=data.get("refreshToken"),
+            secrets=data.get("secrets"),
+            expires_in=data.get("expiresIn"),
+            request_id=request.request_id,
+        )
+        rotated_at = credential.last_rotated_at if method == "replaced" else credential.last_refreshed_at
+        rotation = {
+            "rotatedAt": iso_ms(rotated_at),
+            "rotatedBy": person(actor),
+            "method": method,
+            "fields": fields,
+        }
+        data = outputs.credential_record(credential, self.tenant) | {"rotation": rotation}
+        return envelope(data, message="Credential rotated successfully.")

@@ -1,0 +1,192 @@
+"""Request bodies of the vault endpoints. Shape problems (missing field, wrong JSON type) are 400,
+value problems (outside the set, bad format, too large) are 422: see config/api/validation.py."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+
+from rest_framework import serializers
+
+from vault.models import Credential
+
+AUTH_TYPES = Credential.AuthType.values
+MAX_TOKEN = 16 * 1024
+MAX_METADATA = 16 * 1024
+MAX_EXPIRES_IN = 10 * 365 * 24 * 3600
+# RFC 6749 scope-token: printable ASCII except space, '"' and '\'.
+_SCOPE_CHARS = frozenset(chr(c) for c in range(0x21, 0x7F)) - {'"', "\\"}
+TOKEN_FIELDS = ("accessToken", "refreshToken", "secrets", "expiresIn")
+
+
+class StrictCharField(serializers.CharField):
+    """A JSON string, not a number or boolean DRF would turn into one (a wrong type is 400)."""
+
+    def to_internal_value(self, data):
+        if not isinstance(data, str):
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
+class StrictRegexField(StrictCharField):
+    def __init__(self, regex: str, **kwargs):
+        super().__init__(**kwargs)
+        from django.core.validators import RegexValidator
+
+        self.validators.append(RegexValidator(regex, message=self.error_messages["invalid"]))
+
+
+def _invalid(message: str, code: str = "value_invalid") -> serializers.ValidationError:
+    return serializers.ValidationError(message, code=code)
+
+
+def scopes_check(scopes: list[str]) -> list[str]:
+    bad = [s for s in scopes if not s or not set(s) <= _SCOPE_CHARS]
+    if bad:
+        raise _invalid(
+            f"Invalid scope format: {bad[0]!r}. "
+            "A scope is printable ASCII without spaces, quotes or backslashes."
+        )
+    return scopes
+
+
+def metadata_check(metadata: dict) -> dict:
+    if len(json.dumps(metadata)) > MAX_METADATA:
+        raise _invalid("metadata must be at most 16 KiB of JSON.")
+    return metadata
+
+
+def secrets_check(secrets: dict) -> dict:
+    if len(secrets) > 50 or any(len(key) > 100 or not key for key in secrets):
+        raise _invalid("secrets takes at most 50 entries with names of 1 to 100 characters.")
+    return secrets
+
+
+def _token(**kwargs) -> serializers.CharField:
+    return StrictCharField(max_length=MAX_TOKEN, trim_whitespace=False, required=False, **kwargs)
+
+
+def _secrets() -> serializers.DictField:
+    return serializers.DictField(
+        child=StrictCharField(max_length=MAX_TOKEN, trim_whitespace=False, allow_blank=False),
+        required=False,
+        help_text="Other secrets (a client secret, fields of a custom credential): strings, encrypted.",
+    )
+
+
+def _url() -> serializers.URLField:
+    return serializers.URLField(
+        max_length=2048, required=False, allow_blank=True, error_messages={"invalid": "Invalid URL format."}
+    )
+
+
+class CredentialStoreInput(serializers.Serializer):
+    integrationId = StrictRegexField(
+        r"^[A-Za-z0-9][A-Za-z0-9._:@~-]*$",
+        max_length=255,
+        error_messages={
+            "invalid": "integrationId may hold letters, digits and . _ : @ ~ - (no spaces or slashes)."
+        },
+    )
+    credentialName = StrictCharField(max_length=255)
+    authType = serializers.ChoiceField(
+        choices=AUTH_TYPES,
+        error_messages={"invalid_choice": f"Invalid auth type. Allowed values: {', '.join(AUTH_TYPES)}."},
+    )
+    description = StrictCharField(max_length=2000, required=False, allow_blank=True, default="")
+    expiresIn = serializers.IntegerField(
+        min_value=1, max_value=MAX_EXPIRES_IN, required=False, help_text="Seconds."
+    )
+    scopes = serializers.ListField(child=StrictCharField(max_length=200), max_length=100, required=False)
+    tokenEndpoint = _url()
+    authorizationEndpoint = _url()
+    metadata = serializers.DictField(required=False)
+    accessToken = _token()
+    refreshToken = _token()
+    secrets = _secrets()
+
+    class Meta:
+        ref_name = "CredentialStoreInput"
+
+    validate_scopes = staticmethod(scopes_check)
+    validate_metadata = staticmethod(metadata_check)
+    validate_secrets = staticmethod(secrets_check)
+
+    def validate(self, attrs):
+        auth_type = attrs["authType"]
+        if auth_type == Credential.AuthType.BASIC_AUTH and "accessToken" in attrs:
+            try:
+                base64.b64decode(attrs["accessToken"], validate=True)
+            except (binascii.Error, ValueError):
+                raise serializers.ValidationError(
+                    {"accessToken": "For basic_auth, accessToken is the base64 of 'username:password'."},
+                    code="value_invalid",
+                ) from None
+        if auth_type == Credential.AuthType.OAUTH2_CLIENT_CREDENTIALS and attrs.get("tokenEndpoint"):
+            secrets = attrs.get("secrets") or {}
+            client_id = secrets.get("clientId") or (attrs.get("metadata") or {}).get("clientId")
+            if not secrets.get("clientSecret") or not client_id:
+                raise serializers.ValidationError(
+                    {
+                        "secrets": "oauth2_client_credentials with a tokenEndpoint needs "
+                        "secrets.clientSecret and a clientId (in secrets or metadata)."
+                    },
+                    code="value_invalid",
+                )
+        return attrs
+
+
+class CredentialUpdateInput(serializers.Serializer):
+    credentialName = StrictCharField(max_length=255, required=False)
+    description = StrictCharField(max_length=2000, required=False, allow_blank=True)
+    scopes = serializers.ListField(child=StrictCharField(max_length=200), max_length=100, required=False)
+    metadata = serializers.DictField(required=False)
+    status = StrictCharField(required=False, help_text="active or inactive")
+
+    class Meta:
+        ref_name = "CredentialUpdateInput"
+
+    validate_scopes = staticmethod(scopes_check)
+    validate_metadata = staticmethod(metadata_check)
+
+    @staticmethod
+    def validate_status(value: str) -> str:
+        # A plain string field (not a ChoiceField): its enum would collide with other "status" enums.
+        if value not in ("active", "inactive"):
+            raise _invalid("Invalid status. Allowed values: active, inactive.")
+        return value
+
+    def validate(self, attrs):
+        sent = [name for name in TOKEN_FIELDS if name in self.initial_data]
+        if sent:
+            raise serializers.ValidationError(
+                {
+                    name: "Tokens and secrets cannot be changed here; "
+                    "use POST /api/v1/credentials/{credentialId}/rotate."
+                    for name in sent
+                },
+                code="value_invalid",
+            )
+        return attrs
+
+
+class CredentialRotateInput(serializers.Serializer):
+    accessToken = _token()
+    refreshToken = _token()
+    secrets = _secrets()
+    expiresIn = serializers.IntegerField(
+        min_value=1, max_value=MAX_EXPIRES_IN, required=False, help_text="Seconds."
+    )
+
+    class Meta:
+        ref_name = "CredentialRotateInput"
+
+    validate_secrets = staticmethod(secrets_check)
+
+
+class DekRotateInput(serializers.Serializer):
+    tenantId = serializers.UUIDField(error_messages={"invalid": "tenantId must be a tenant UUID."})
+
+    class Meta:
+        ref_name = "DekRotateInput"

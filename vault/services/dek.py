@@ -1,0 +1,147 @@
+"""DEK rotation (DESIGN section 6). Starting one makes a new data key active at once; the
+`dekRotation` job then moves rows in locked batches (compare-and-set on `dek_version`). The rows
+themselves record what is left, so an interrupted job resumes where it stopped; the old key is
+retired only when no row uses it."""
+
+from __future__ import annotations
+
+from django.db import IntegrityError, transaction
+from django.db.models import F, Max
+from django.utils import timezone
+
+from adminops.audit import audit_record, system_actor
+from adminops.jobs import job_enqueue
+from adminops.models import Tenant
+from config.api.errors import Conflict
+from vault import keyring
+from vault.models import Credential, DataKey, DekRotation
+from vault.services.secrets import reveal, seal_into
+
+BATCH_SIZE = 100
+
+
+class RotationInProgress(Conflict):
+    code = "DEK_ROTATION_IN_PROGRESS"
+
+
+def dek_rotation_start(*, tenant: Tenant, actor: dict, request_id: str | None = None) -> DekRotation:
+    try:
+        with transaction.atomic():
+            rotation = _start(tenant, actor, request_id)
+            run = job_enqueue(
+                name="dekRotation",
+                triggered_by=actor,
+                tenant_id=tenant.id,
+                params={"rotationId": str(rotation.id)},
+            )
+            DekRotation.objects.filter(id=rotation.id).update(job_run_id=run.id)
+            rotation.job_run_id = run.id
+    except IntegrityError:
+        raise _in_progress(tenant) from None
+    return rotation
+
+
+def _in_progress(tenant: Tenant) -> RotationInProgress:
+    running = DekRotation.objects.filter(tenant=tenant, status=DekRotation.Status.IN_PROGRESS).first()
+    details = {"rotationId": running.public_id} if running else {}
+    return RotationInProgress("A DEK rotation is already in progress for this tenant.", details=details)
+
+
+def _start(tenant: Tenant, actor: dict, request_id) -> DekRotation:
+    if DekRotation.objects.filter(tenant=tenant, status=DekRotation.Status.IN_PROGRESS).exists():
+        raise _in_progress(tenant)
+    old_version, _ = keyring.active_dek(tenant_id=tenant.id)
+    new_version = (DataKey.objects.filter(tenant=tenant).aggregate(v=Max("version"))["v"] or 0) + 1
+    DataKey.objects.filter(tenant=tenant, status=DataKey.Status.ACTIVE).update(status=DataKey.Status.RETIRING)
+    keyring.dek_create(tenant_id=tenant.id, version=new_version)
+    total = Credential.objects.filter(tenant=tenant).exclude(dek_version=new_version).count()
+    rotation = DekRotation.objects.create(
+        tenant=tenant, from_version=old_version, to_version=new_version, items_total=total, initiated_by=actor
+    )
+    audit_record(
+        tenant=tenant,
+        action="DEK_ROTATION_STARTED",
+        category="vault",
+        actor=actor,
+        resource={"type": "dek_rotation", "id": rotation.public_id, "name": tenant.name},
+        details={"fromVersion": old_version, "toVersion": new_version, "itemsToRotate": total},
+        request_id=request_id,
+    )
+    return rotation
+
+
+def dek_rotation_run(*, rotation_id, batch_size: int = BATCH_SIZE) -> int:
+    """Move every row of the tenant to the rotation's key, batch by batch; finish when none is left.
+    Safe to run again after an interruption (and a no-op once completed)."""
+    rotation = DekRotation.objects.select_related("tenant").get(id=rotation_id)
+    if rotation.status != DekRotation.Status.IN_PROGRESS:
+        return 0
+    moved = 0
+    while True:
+        count = _rotate_batch(rotation, batch_size)
+        if count == 0:
+            break
+        moved += count
+        DekRotation.objects.filter(id=rotation.id).update(
+            items_rotated=F("items_rotated") + count, batches=F("batches") + 1
+        )
+    _finish(rotation)
+    return moved
+
+
+def _rotate_batch(rotation: DekRotation, batch_size: int) -> int:
+    target = rotation.to_version
+    with transaction.atomic():
+        rows = list(
+            Credential.objects.select_for_update()
+            .filter(tenant_id=rotation.tenant_id)
+            .exclude(dek_version=target)
+            .order_by("id")[:batch_size]
+        )
+        for credential in rows:
+            previous = credential.dek_version
+            seal_into(credential, reveal(credential), version=target)
+            # Compare-and-set: only a row still on the version we read is rewritten.
+            Credential.objects.filter(id=credential.id, dek_version=previous).update(
+                access_token=credential.access_token,
+                refresh_token=credential.refresh_token,
+                secrets=credential.secrets,
+                dek_version=target,
+            )
+    return len(rows)
+
+
+def _finish(rotation: DekRotation) -> None:
+    tenant = rotation.tenant
+    with transaction.atomic():
+        in_use = set(
+            Credential.objects.filter(tenant=tenant).values_list("dek_version", flat=True).distinct()
+        )
+        now = timezone.now()
+        retired = list(
+            DataKey.objects.filter(tenant=tenant, status=DataKey.Status.RETIRING)
+            .exclude(version__in=in_use)
+            .values_list("version", flat=True)
+        )
+        DataKey.objects.filter(tenant=tenant, version__in=retired).update(
+            status=DataKey.Status.RETIRED, retired_at=now
+        )
+        updated = DekRotation.objects.filter(id=rotation.id, status=DekRotation.Status.IN_PROGRESS).update(
+            status=DekRotation.Status.COMPLETED, completed_at=now, outcome="ok"
+        )
+        if updated:
+            audit_record(
+                tenant=tenant,
+                action="DEK_ROTATION_COMPLETED",
+                category="vault",
+                actor=system_actor("dekRotation"),
+                resource={"type": "dek_rotation", "id": rotation.public_id, "name": tenant.name},
+                details={"toVersion": rotation.to_version, "retiredVersions": retired},
+            )
+    rotation.refresh_from_db()
+
+
+def dek_rotations_resume() -> int:
+    """Run every rotation still in progress (after a crash, or on an operator's trigger)."""
+    ids = list(DekRotation.objects.filter(status=DekRotation.Status.IN_PROGRESS).values_list("id", flat=True))
+    return sum(dek_rotation_run(rotation_id=rotation_id) for rotation_id in ids)

@@ -1,0 +1,85 @@
+"""Credentials for connectors (the tool hub): `credential_for_use` is how other apps get a usable
+secret. It refreshes an expiring OAuth token first (the same row lock as the decrypted GET) and
+refuses credentials that cannot be used.
+
+Decision: a connector use counts as an access (`lastAccessedAt`, `accessCount`) but writes no
+`CREDENTIAL_SECRET_READ` entry; the caller audits the operation it performs (e.g. TOOL_EXECUTED),
+and refreshes and refresh failures are audited here as always.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from django.db.models import F
+from django.utils import timezone
+
+from adminops.audit import system_actor
+from adminops.models import Tenant
+from config.api.errors import Conflict
+from vault.models import Credential
+from vault.selectors import credential_get_by_integration
+from vault.services.refresh import credential_refresh, refresh_due
+from vault.services.secrets import reveal
+
+
+class CredentialUnusable(Conflict):
+    code = "CREDENTIAL_UNUSABLE"
+
+
+@dataclass(frozen=True)
+class CredentialForUse:
+    credential_id: str
+    integration_id: str
+    auth_type: str
+    scopes: list[str]
+    metadata: dict
+    token_endpoint: str
+    expires_at: datetime | None
+    access_token: str | None = field(default=None, repr=False)
+    refresh_token: str | None = field(default=None, repr=False)
+    secrets: dict[str, str] = field(default_factory=dict, repr=False)
+
+
+def credential_for_use(
+    *, tenant: Tenant, integration_id: str, actor: dict | None = None, request_id: str | None = None
+) -> CredentialForUse:
+    actor = actor or system_actor("connector")
+    credential = credential_get_by_integration(tenant=tenant, integration_id=integration_id)
+    if credential.status != Credential.Status.ACTIVE:
+        raise CredentialUnusable(
+            f"The credential of integration '{integration_id}' is {credential.status}.",
+            code="CREDENTIAL_INACTIVE",
+            details={"integrationId": integration_id, "status": credential.status},
+        )
+    if refresh_due(credential):
+        credential, _ = credential_refresh(credential=credential, actor=actor, request_id=request_id)
+    _refuse_expired(credential, integration_id)
+    revealed = reveal(credential)
+    Credential.objects.filter(id=credential.id).update(
+        last_accessed_at=timezone.now(), access_count=F("access_count") + 1
+    )
+    return CredentialForUse(
+        credential_id=credential.public_id,
+        integration_id=credential.integration_id,
+        auth_type=credential.auth_type,
+        scopes=list(credential.scopes),
+        metadata=dict(credential.metadata),
+        token_endpoint=credential.token_endpoint,
+        expires_at=credential.expires_at,
+        access_token=revealed.access_token,
+        refresh_token=revealed.refresh_token,
+        secrets=dict(revealed.secrets or {}),
+    )
+
+
+def _refuse_expired(credential: Credential, integration_id: str) -> None:
+    if credential.expires_at is None or credential.expires_at > timezone.now():
+        return
+    reason = "its refresh was refused" if credential.refresh_failed_at else "it cannot be refreshed"
+    raise CredentialUnusable(
+        f"The credential of integration '{integration_id}' has expired and {reason}; rotate it.",
+        code="CREDENTIAL_EXPIRED",
+        details={"integrationId": integration_id},
+    )
