@@ -7,14 +7,17 @@ from __future__ import annotations
 import hmac
 
 from django.utils import timezone
+from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from rest_framework.authentication import BaseAuthentication, get_authorization_header
 from rest_framework_simplejwt.authentication import JWTAuthentication
 from rest_framework_simplejwt.exceptions import InvalidToken, TokenError
 
-from adminops.keys import api_key_hash, looks_like_api_key
-from adminops.models import ApiKey
+from adminops.keys import api_key_hash, keyed_hash, looks_like_api_key, looks_like_oauth_token
+from adminops.models import ApiKey, OAuthAccessToken, OAuthClient, ServiceAccount
+from adminops.netaddr import ip_allowed
 from adminops.principals import Principal
-from config.api.errors import NotAuthenticated
+from adminops.scopes import service_scopes
+from config.api.errors import Forbidden, NotAuthenticated
 
 BEARER_CHALLENGE = 'Bearer realm="api"'
 
@@ -37,6 +40,8 @@ class ApiKeyAuthentication(BaseAuthentication):
         key = api_key_lookup(raw)
         if key is None:
             raise NotAuthenticated("Invalid API key.", headers={"WWW-Authenticate": BEARER_CHALLENGE})
+        if not ip_allowed(request.META.get("REMOTE_ADDR"), key.ip_whitelist):
+            raise Forbidden("This API key may not be used from this address.", code="IP_NOT_ALLOWED")
         principal = Principal(
             kind="api_key",
             id=str(key.id),
@@ -46,6 +51,7 @@ class ApiKeyAuthentication(BaseAuthentication):
             tool_patterns=tuple(key.tool_patterns),
             obj=key,
         )
+        request._request.usage_principal = principal  # counted after the response (adminops.usage)
         return (principal, principal)
 
     def authenticate_header(self, request):
@@ -53,13 +59,80 @@ class ApiKeyAuthentication(BaseAuthentication):
 
 
 def api_key_lookup(raw: str) -> ApiKey | None:
+    """The usable key for a raw value: the current key, or the previous one inside its grace period."""
     digest = api_key_hash(raw)
+    now = timezone.now()
     key = ApiKey.objects.select_related("tenant").filter(key_hash=digest).first()
-    if key is None or not hmac.compare_digest(key.key_hash, digest):
+    if key is not None and hmac.compare_digest(key.key_hash, digest):
+        return key if key.usable_at(now) else None
+    key = (
+        ApiKey.objects.select_related("tenant")
+        .filter(previous_key_hash=digest, previous_valid_until__gt=now)
+        .first()
+    )
+    if key is None or not hmac.compare_digest(key.previous_key_hash, digest):
         return None
-    if not key.usable_at(timezone.now()):
+    return key if key.usable_at(now) else None
+
+
+class OAuthTokenAuthentication(BaseAuthentication):
+    """`Bearer oat_...` access tokens from /oauth/token: an OAuth client or a service account."""
+
+    def authenticate(self, request):
+        raw = bearer_token(request)
+        if not raw or not looks_like_oauth_token(raw):
+            return None
+        token = oauth_token_lookup(raw)
+        if token is None:
+            raise NotAuthenticated(
+                "Invalid or expired access token.", headers={"WWW-Authenticate": BEARER_CHALLENGE}
+            )
+        principal = _token_principal(token)
+        request._request.usage_principal = principal
+        return (principal, principal)
+
+    def authenticate_header(self, request):
+        return BEARER_CHALLENGE
+
+
+def oauth_token_lookup(raw: str) -> OAuthAccessToken | None:
+    digest = keyed_hash("oauth-token", raw)
+    token = (
+        OAuthAccessToken.objects.select_related("client__tenant", "service_account__tenant")
+        .filter(token_hash=digest, expires_at__gt=timezone.now())
+        .first()
+    )
+    if token is None or not hmac.compare_digest(token.token_hash, digest):
         return None
-    return key
+    owner = token.client or token.service_account
+    # Disabling or deleting the owner also deletes its tokens; this check closes the window between.
+    active = {OAuthClient.Status.ACTIVE, ServiceAccount.Status.ACTIVE}
+    if owner is None or owner.status not in active:
+        return None
+    return token
+
+
+def _token_principal(token: OAuthAccessToken) -> Principal:
+    if token.service_account is not None:
+        account = token.service_account
+        return Principal(
+            kind="service_account",
+            id=str(account.id),
+            name=account.name,
+            tenant_id=token.tenant_id,
+            scopes=frozenset(token.scopes or service_scopes(account.permissions)),
+            obj=account,
+        )
+    client = token.client
+    return Principal(
+        kind="oauth_client",
+        id=str(client.id),
+        name=client.name,
+        tenant_id=token.tenant_id,
+        scopes=frozenset(token.scopes),
+        tool_patterns=tuple(client.tool_patterns),
+        obj=client,
+    )
 
 
 class JwtAuthentication(JWTAuthentication):
@@ -83,7 +156,20 @@ class JwtAuthentication(JWTAuthentication):
             is_super_admin=user.is_superuser,
             obj=user,
         )
+        request._request.usage_principal = principal
         return (user, principal)
 
     def authenticate_header(self, request):
         return BEARER_CHALLENGE
+
+
+class OAuthTokenScheme(OpenApiAuthenticationExtension):
+    target_class = "adminops.authentication.OAuthTokenAuthentication"
+    name = "OAuthToken"
+
+    def get_security_definition(self, auto_schema):
+        return {
+            "type": "http",
+            "scheme": "bearer",
+            "description": "An oat_… access token from POST /oauth/token (client credentials).",
+        }

@@ -13,6 +13,7 @@ import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import timedelta
 
 from celery.schedules import crontab
 from django.db import transaction
@@ -56,6 +57,7 @@ JOB_SPECS: dict[str, JobSpec] = {
         JobSpec(
             "failedFilesRetention", "Delete failed-file records past retention.", {"minute": "0", "hour": "2"}
         ),
+        JobSpec("usageFlush", "Move API-key usage counters from the cache onto the keys.", {"minute": "*/5"}),
     ]
 }
 
@@ -138,7 +140,69 @@ def beat_schedule() -> dict:
 @job_implementation("cleanupExpiredSessions")
 def cleanup_expired_sessions(run: JobRun) -> int:
     """Expired API keys stop authenticating at once (checked per request); here their status is
-    brought in line so listings and stats say `expired`."""
-    return ApiKey.objects.filter(status=ApiKey.Status.ACTIVE, expires_at__lte=timezone.now()).update(
-        status=ApiKey.Status.EXPIRED
-    )
+    brought in line so listings and stats say `expired`, revoked keys past retention are removed, and
+    expired OAuth access tokens are deleted."""
+    from adminops.services.api_keys import api_keys_expire_and_purge
+    from adminops.services.oauth import oauth_tokens_purge
+
+    return api_keys_expire_and_purge() + oauth_tokens_purge()
+
+
+@job_implementation("usageFlush")
+def usage_flush(run: JobRun) -> int:
+    from adminops.usage import api_key_usage_flush
+
+    keys = ApiKey.objects.filter(status=ApiKey.Status.ACTIVE)
+    for key in keys.iterator():
+        api_key_usage_flush(key)
+    return keys.count()
+
+
+# Runs older than this that never finished are taken as lost (a worker died), so they do not block
+# new triggers for ever.
+STALE_AFTER = timedelta(hours=1)
+DEK_ROTATION = "dekRotation"
+
+
+def job_trigger(*, name: str, actor: dict, tenant, request_id: str) -> JobRun:
+    """POST /api/v1/admin/jobs/trigger: 400 unknown or unavailable, 409 already queued or running."""
+    from adminops.audit import audit_record
+    from config.api.errors import Conflict, value_error
+
+    if name not in JOB_SPECS:
+        raise value_error("jobName", f"Unknown job {name!r}; known jobs: {', '.join(JOB_SPECS)}.")
+    if name == DEK_ROTATION:
+        raise value_error(
+            "jobName", "dekRotation needs a tenant: use POST /api/v1/admin/dek/rotate with {tenantId}."
+        )
+    if not job_available(name):
+        raise value_error("jobName", f"The job {name!r} is not yet available in this deployment.")
+    with transaction.atomic():
+        _lock_name(name)
+        busy = JobRun.objects.filter(
+            job_name=name,
+            status__in=[JobRun.Status.QUEUED, JobRun.Status.STARTED],
+            queued_at__gt=timezone.now() - STALE_AFTER,
+        )
+        if busy.exists():
+            raise Conflict(f"The job {name!r} is already queued or running.", code="JOB_ALREADY_RUNNING")
+        run = job_enqueue(name=name, triggered_by=actor)
+        audit_record(
+            tenant=tenant,
+            action="JOB_TRIGGERED",
+            category="jobs",
+            actor=actor,
+            resource={"type": "job", "id": f"job-{run.id}", "name": name},
+            details={"jobName": name},
+            request_id=request_id,
+        )
+    return run
+
+
+def _lock_name(name: str) -> None:
+    """Serialise triggers of one job (PostgreSQL advisory lock; SQLite's write lock already does)."""
+    from django.db import connection
+
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", [f"job:{name}"])

@@ -32,3 +32,27 @@ def api_key_display_prefix(raw_key: str) -> str:
 
 def looks_like_api_key(token: str) -> bool:
     return token.startswith(KEY_PREFIXES)
+
+
+# OAuth material. Client secrets and access tokens carry 256 random bits, so a keyed hash (not a slow
+# password hash) is enough to make a stolen table useless; it also keeps /oauth/token cheap.
+OAUTH_TOKEN_PREFIX = "oat_"  # noqa: S105 (a prefix, not a secret)
+SERVICE_CLIENT_PREFIX = "sa_client_"
+SERVICE_SECRET_PREFIX = "sa_secret_"  # noqa: S105 (a prefix, not a secret)
+
+
+@cache
+def _purpose_key(purpose: str) -> bytes:
+    return hashlib.sha256(f"{purpose}-hash|".encode() + settings.SECRET_KEY.encode()).digest()
+
+
+def keyed_hash(purpose: str, raw: str) -> str:
+    return hmac.new(_purpose_key(purpose), raw.encode(), hashlib.sha256).hexdigest()
+
+
+def random_token(prefix: str, nbytes: int = 32) -> str:
+    return prefix + secrets.token_urlsafe(nbytes).replace("-", "A").replace("_", "z")
+
+
+def looks_like_oauth_token(token: str) -> bool:
+    return token.startswith(OAUTH_TOKEN_PREFIX)

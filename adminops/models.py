@@ -96,6 +96,20 @@ class ApiKey(models.Model):
     created_by = models.ForeignKey(User, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     updated_at = models.DateTimeField(null=True, blank=True)
     updated_by = models.ForeignKey(User, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    # Rotation: during a grace period the previous key still authenticates until `previous_valid_until`.
+    previous_key_hash = models.CharField(max_length=64, blank=True, db_index=True)
+    previous_prefix = models.CharField(max_length=16, blank=True)
+    previous_valid_until = models.DateTimeField(null=True, blank=True)
+    last_rotated_at = models.DateTimeField(null=True, blank=True)
+    rotated_by = models.ForeignKey(User, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    rotation_count = models.IntegerField(default=0)
+    # Usage beyond `usage_count`/`last_used_at`, flushed from the cache (adminops.usage).
+    success_count = models.BigIntegerField(default=0)
+    failure_count = models.BigIntegerField(default=0)
+    first_used_at = models.DateTimeField(null=True, blank=True)
+    last_used_ip = models.CharField(max_length=45, blank=True)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+    revoked_by = models.JSONField(default=dict, blank=True)  # actor {id, name, email}
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["tenant", "name"], name="api_key_tenant_name_unique")]
@@ -200,3 +214,108 @@ class JobRun(models.Model):
 
     def __str__(self) -> str:
         return f"{self.job_name} {self.status}"
+
+
+class OAuthClient(models.Model):
+    """An OAuth client of this service; its secret is stored only as a keyed hash."""
+
+    class Status(models.TextChoices):
+        ACTIVE = "active"
+        INACTIVE = "inactive"
+        DELETED = "deleted"
+
+    class ClientType(models.TextChoices):
+        CONFIDENTIAL = "confidential"
+        PUBLIC = "public"
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="oauth_clients")
+    name = models.CharField(max_length=255)
+    description = models.TextField(max_length=2000, blank=True)
+    client_id = models.CharField(max_length=64, unique=True)
+    secret_hash = models.CharField(max_length=64, blank=True)  # empty for public clients
+    client_type = models.CharField(max_length=16, choices=ClientType.choices, default=ClientType.CONFIDENTIAL)
+    redirect_uris = models.JSONField(default=list, blank=True)
+    grant_types = models.JSONField(default=list, blank=True)
+    scopes = models.JSONField(default=list, blank=True)
+    tool_patterns = models.JSONField(default=list, blank=True)
+    allowed_origins = models.JSONField(default=list, blank=True)
+    ip_whitelist = models.JSONField(default=list, blank=True)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.ACTIVE)
+    token_requests = models.BigIntegerField(default=0)
+    successful_token_requests = models.BigIntegerField(default=0)
+    failed_token_requests = models.BigIntegerField(default=0)
+    first_used_at = models.DateTimeField(null=True, blank=True)
+    last_used_at = models.DateTimeField(null=True, blank=True)
+    last_used_ip = models.CharField(max_length=45, blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+    created_by = models.JSONField(default=dict, blank=True)  # actor {id, name, email}
+    updated_at = models.DateTimeField(null=True, blank=True)
+    updated_by = models.JSONField(default=dict, blank=True)
+    last_secret_rotated_at = models.DateTimeField(null=True, blank=True)
+    secret_rotation_count = models.IntegerField(default=0)
+    deleted_at = models.DateTimeField(null=True, blank=True)
+    deleted_by = models.JSONField(default=dict, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["tenant", "name"],
+                condition=~models.Q(status="deleted"),
+                name="oauth_client_tenant_name_unique",
+            )
+        ]
+        verbose_name = "OAuth client"
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.client_id})"
+
+
+class ServiceAccount(models.Model):
+    """A machine identity of one tenant that obtains tokens from /oauth/token with its id and secret."""
+
+    class Status(models.TextChoices):
+        ACTIVE = "active"
+        INACTIVE = "inactive"
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="service_accounts")
+    name = models.CharField(max_length=255)
+    client_id = models.CharField(max_length=64, unique=True)
+    secret_hash = models.CharField(max_length=64)
+    permissions = models.JSONField(default=list)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.ACTIVE)
+    last_used_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+    created_by = models.JSONField(default=dict, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["tenant", "name"], name="service_account_tenant_name_unique")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.client_id})"
+
+
+class OAuthAccessToken(models.Model):
+    """An opaque `oat_` token, stored only as a keyed hash. Issued to a client or a service account."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    token_hash = models.CharField(max_length=64, unique=True)
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="+")
+    client = models.ForeignKey(
+        OAuthClient, null=True, blank=True, on_delete=models.CASCADE, related_name="tokens"
+    )
+    service_account = models.ForeignKey(
+        ServiceAccount, null=True, blank=True, on_delete=models.CASCADE, related_name="tokens"
+    )
+    scopes = models.JSONField(default=list)
+    created_at = models.DateTimeField(default=timezone.now)
+    expires_at = models.DateTimeField(db_index=True)
+
+    class Meta:
+        verbose_name = "OAuth access token"
+
+    def __str__(self) -> str:
+        return f"token {self.id}"

@@ -72,6 +72,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "config.api.handlers.JsonErrorMiddleware",
+    "adminops.usage.UsageMiddleware",  # API usage counters: one cache round trip after the response
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -150,6 +151,7 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = API_MAX_BODY_BYTES
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "adminops.authentication.ApiKeyAuthentication",
+        "adminops.authentication.OAuthTokenAuthentication",
         "adminops.authentication.JwtAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],

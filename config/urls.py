@@ -3,11 +3,13 @@ from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 
 from adminops.apis import HealthApi
+from adminops.apis.oauth import OAuthTokenApi
 from config.api import handlers
 
 urlpatterns = [
     path("health", HealthApi.as_view(), name="health"),
     path("api/v1/", include("adminops.urls")),
+    path("oauth/token", OAuthTokenApi.as_view(), name="oauth-token"),
     path("api/v1/", include("vault.urls")),
     path("v2/cloudstore/", include("ingestion.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),

@@ -4,6 +4,8 @@ from django.urls import URLPattern, URLResolver, get_resolver
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 
 from adminops import apis
+from adminops.apis.api_keys import ApiKeyPublicValidateApi
+from adminops.apis.oauth import OAuthTokenApi
 from config.api import handlers
 from config.api.views import PublicAPIView, TenantAPIView
 
@@ -13,6 +15,8 @@ PUBLIC_VIEWS = {
     apis.AdminHealthApi,  # status for anyone; details only after authentication and a role check
     apis.AuthTokenApi,
     apis.AuthTokenRefreshApi,
+    OAuthTokenApi,  # client authentication is the request itself (RFC 6749)
+    ApiKeyPublicValidateApi,  # the key being checked is the credential; rate limited per address
     SpectacularAPIView,
     SpectacularSwaggerView,
     SpectacularRedocView,

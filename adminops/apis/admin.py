@@ -1,0 +1,304 @@
+"""/api/v1/admin: tenants and their stats, audit logs, background jobs."""
+
+from __future__ import annotations
+
+import re
+import uuid
+from datetime import datetime
+
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import serializers
+
+from adminops.access import ADMIN_READ, ADMIN_WRITE, AUDIT_READ, SUPER_ADMIN_ONLY
+from adminops.apis.fields import obj, record, text, when
+from adminops.audit import actor_of
+from adminops.jobs import JOB_SPECS, job_trigger
+from adminops.models import AuditEntry, Tenant
+from adminops.people import person
+from adminops.selectors import audit_entries, path_id, tenant_get
+from adminops.services import tenants as svc
+from adminops.stats import job_stats, tenant_stats
+from adminops.tenancy import SUPER_ADMIN
+from config.api.envelopes import envelope
+from config.api.errors import Forbidden, InvalidParameter, ResourceNotFound
+from config.api.pagination import page_request, paginate
+from config.api.schema import v1_envelope
+from config.api.timestamps import iso_ms
+from config.api.validation import validated
+from config.api.views import TenantAPIView
+
+
+def tenant_body(tenant: Tenant) -> dict:
+    subscription = tenant.subscription or {}
+    return {
+        "id": str(tenant.id),
+        "name": tenant.name,
+        "displayName": tenant.display_name or tenant.name,
+        "serverUrl": tenant.server_url or None,
+        "realmName": tenant.realm_name or None,
+        "status": tenant.status,
+        "settings": tenant.settings,
+        "subscription": {
+            "plan": subscription.get("plan"),
+            "usersLimit": subscription.get("usersLimit"),
+            "expiresAt": subscription.get("expiresAt"),
+        },
+        "createdAt": iso_ms(tenant.created_at),
+        "updatedAt": iso_ms(tenant.updated_at),
+    }
+
+
+class TenantSettingsSerializer(serializers.Serializer):
+    """Known settings are checked; other keys are kept as given (the object is replaced whole)."""
+
+    ssoEnabled = serializers.BooleanField(required=False)
+    mfaRequired = serializers.BooleanField(required=False)
+    sessionTimeout = serializers.IntegerField(min_value=60, max_value=7 * 86400, required=False)
+    passwordPolicy = serializers.ChoiceField(choices=["basic", "standard", "strong"], required=False)
+
+    class Meta:
+        ref_name = "TenantSettings"
+
+
+class TenantDetailApi(TenantAPIView):
+    access = {"GET": ADMIN_READ, "PATCH": ADMIN_WRITE, "DELETE": SUPER_ADMIN_ONLY}
+
+    class PatchSerializer(serializers.Serializer):
+        serverUrl = serializers.URLField(max_length=500, required=False, allow_blank=True)
+        realmName = serializers.CharField(max_length=255, required=False, allow_blank=True)
+        settings = TenantSettingsSerializer(required=False)
+
+        class Meta:
+            ref_name = "TenantUpdateInput"
+
+    def _tenant(self, tenant_id: str) -> Tenant:
+        return tenant_get(
+            acting=self.tenant,
+            tenant_id=path_id(tenant_id, name="tenantId"),
+            super_admin=SUPER_ADMIN in self.ctx.roles,
+        )
+
+    @extend_schema(
+        operation_id="admin_tenant_get",
+        responses={200: v1_envelope("TenantEnvelope", obj())},
+        tags=["admin"],
+    )
+    def get(self, request, tenant_id: str):
+        return envelope(tenant_body(self._tenant(tenant_id)), message="Tenant retrieved.")
+
+    @extend_schema(
+        operation_id="admin_tenant_update",
+        request=PatchSerializer,
+        responses={200: v1_envelope("TenantUpdateEnvelope", obj())},
+        tags=["admin"],
+    )
+    def patch(self, request, tenant_id: str):
+        tenant = self._tenant(tenant_id)
+        data = validated(self.PatchSerializer, request.data)
+        changes = {k: v for k, v in data.items() if k != "settings"}
+        if "settings" in data:
+            raw = request.data["settings"]
+            if len(str(raw)) > 16 * 1024:
+                from config.api.errors import value_error
+
+                raise value_error("settings", "settings may hold at most 16 KiB of JSON.")
+            changes["settings"] = raw  # replaced whole, unknown keys kept as sent
+        tenant = svc.tenant_update(
+            tenant=tenant, changes=changes, actor=actor_of(request), request_id=request.request_id
+        )
+        body = {
+            "id": str(tenant.id),
+            "name": tenant.name,
+            "serverUrl": tenant.server_url or None,
+            "realmName": tenant.realm_name or None,
+            "settings": tenant.settings,
+            "updatedAt": iso_ms(tenant.updated_at),
+            "updatedBy": person(actor_of(request)),
+        }
+        return envelope(body, message="Tenant updated.")
+
+    @extend_schema(
+        operation_id="admin_tenant_delete",
+        responses={200: v1_envelope("TenantDeleteEnvelope", obj())},
+        tags=["admin"],
+    )
+    def delete(self, request, tenant_id: str):
+        tenant = self._tenant(tenant_id)
+        result = svc.tenant_delete(tenant=tenant, actor=actor_of(request), request_id=request.request_id)
+        body = result | {"status": "deleted", "deletedAt": iso_ms(result["deletedAt"])}
+        return envelope(body, message="Tenant deleted with all its data.")
+
+
+class TenantStatsApi(TenantAPIView):
+    access = ADMIN_READ
+
+    @extend_schema(
+        operation_id="admin_tenant_stats",
+        responses={200: v1_envelope("TenantStatsEnvelope", obj())},
+        tags=["admin"],
+    )
+    def get(self, request, tenant_id: str):
+        tenant = tenant_get(
+            acting=self.tenant,
+            tenant_id=path_id(tenant_id, name="tenantId"),
+            super_admin=SUPER_ADMIN in self.ctx.roles,
+        )
+        return envelope(tenant_stats(tenant=tenant), message="Tenant statistics.")
+
+
+class AuditLogEntrySerializer(serializers.Serializer):
+    id = text()
+    action = text()
+    category = text()
+    actor = obj()
+    resource = obj()
+    details = obj()
+    status = text()
+    requestId = text()
+    tenantId = text(allow_null=True)
+    timestamp = when()
+
+    class Meta:
+        ref_name = "AuditLogEntry"
+
+
+def audit_body(entry: AuditEntry) -> dict:
+    return {
+        "id": f"log-{entry.id}",
+        "action": entry.action,
+        "category": entry.category,
+        "actor": entry.actor,
+        "resource": entry.resource,
+        "details": entry.details,
+        "status": entry.status,
+        "requestId": entry.request_id,
+        "tenantId": str(entry.tenant_id) if entry.tenant_id else None,
+        "timestamp": iso_ms(entry.timestamp),
+    }
+
+
+_TEXT_FILTERS = ("action", "category", "status", "actorId", "resourceType")
+
+
+class AuditLogListApi(TenantAPIView):
+    access = AUDIT_READ
+
+    @extend_schema(
+        operation_id="admin_audit_logs",
+        parameters=[
+            OpenApiParameter("tenantId", str, description="Super admins only: another tenant's log."),
+            *[OpenApiParameter(name, str) for name in _TEXT_FILTERS],
+            OpenApiParameter("from", str, description="ISO 8601; entries at or after."),
+            OpenApiParameter("to", str, description="ISO 8601; entries at or before."),
+            OpenApiParameter("limit", int),
+            OpenApiParameter("offset", int),
+        ],
+        responses={
+            200: v1_envelope(
+                "AuditLogListEnvelope",
+                record("AuditLogList", logs=AuditLogEntrySerializer(many=True), pagination=obj()),
+            )
+        },
+        tags=["admin"],
+    )
+    def get(self, request):
+        params = request.query_params
+        page = page_request(request)
+        filters = {name: params.get(name, "")[:200] for name in _TEXT_FILTERS}
+        filters["from"], filters["to"] = _moment(params, "from"), _moment(params, "to")
+        entries, pagination = paginate(
+            audit_entries(tenant_id=self._tenant_id(params.get("tenantId")), filters=filters), page
+        )
+        return envelope({"logs": [audit_body(e) for e in entries], "pagination": pagination})
+
+    def _tenant_id(self, raw: str | None) -> uuid.UUID:
+        if not raw:
+            return self.tenant.id
+        wanted = path_id(raw, name="tenantId")
+        if wanted != self.tenant.id and SUPER_ADMIN not in self.ctx.roles:
+            raise Forbidden("Only a super admin may read another tenant's audit log.")
+        return wanted
+
+
+def _moment(params, name: str) -> datetime | None:
+    raw = params.get(name)
+    if not raw:
+        return None
+    try:
+        value = datetime.fromisoformat(raw.replace("Z", "+00:00"))
+    except ValueError:
+        raise InvalidParameter(
+            f"Invalid {name} parameter.", details={name: f"{name} must be an ISO 8601 time."}
+        ) from None
+    if value.tzinfo is None:
+        from datetime import UTC
+
+        value = value.replace(tzinfo=UTC)
+    return value
+
+
+class JobTriggerApi(TenantAPIView):
+    access = SUPER_ADMIN_ONLY
+
+    class InputSerializer(serializers.Serializer):
+        jobName = serializers.CharField(max_length=64)
+
+        class Meta:
+            ref_name = "JobTriggerInput"
+
+    @extend_schema(
+        operation_id="admin_jobs_trigger",
+        request=InputSerializer,
+        responses={
+            200: v1_envelope(
+                "JobTriggerEnvelope",
+                record(
+                    "JobTriggered",
+                    jobId=text(),
+                    jobName=text(),
+                    status=text(),
+                    triggeredAt=when(),
+                    triggeredBy=obj(),
+                    estimatedStartTime=when(),
+                    priority=text(),
+                ),
+            )
+        },
+        tags=["admin"],
+    )
+    def post(self, request):
+        data = validated(self.InputSerializer, request.data)
+        run = job_trigger(
+            name=data["jobName"], actor=actor_of(request), tenant=self.tenant, request_id=request.request_id
+        )
+        body = {
+            "jobId": f"job-{run.id}",
+            "jobName": run.job_name,
+            "status": "queued",
+            "triggeredAt": iso_ms(run.queued_at),
+            "triggeredBy": person(actor_of(request)),
+            "estimatedStartTime": iso_ms(run.queued_at),
+            "priority": "normal",
+        }
+        return envelope(body, message=f"Job {run.job_name} queued.")
+
+
+_JOB_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9]{0,63}$")
+
+
+class JobStatsApi(TenantAPIView):
+    access = SUPER_ADMIN_ONLY
+
+    @extend_schema(
+        operation_id="admin_jobs_stats",
+        responses={200: v1_envelope("JobStatsEnvelope", obj())},
+        tags=["admin"],
+    )
+    def get(self, request, job_name: str):
+        if not _JOB_NAME.match(job_name):
+            raise InvalidParameter(
+                "Invalid jobName.", details={"jobName": "A job name is letters and digits."}
+            )
+        if job_name not in JOB_SPECS:
+            raise ResourceNotFound(f"No job named {job_name!r}.", code="JOB_NOT_FOUND")
+        return envelope(job_stats(name=job_name), message="Job statistics.")

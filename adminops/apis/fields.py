@@ -1,0 +1,63 @@
+"""Serializer fields and schema helpers shared by the adminops endpoints."""
+
+from __future__ import annotations
+
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema_field, inline_serializer
+from rest_framework import serializers
+
+from adminops.scopes import split_list
+
+
+@extend_schema_field({"oneOf": [{"type": "array", "items": {"type": "string"}}, {"type": "string"}]})
+class ListOrCommaField(serializers.Field):
+    """An array of strings or a comma-separated string; always a list of trimmed items."""
+
+    default_error_messages = {
+        "invalid": "Expected an array of strings or a comma-separated string.",
+        "max_items": "At most {max_items} items.",
+        "max_item_length": "Each item may have at most {max_length} characters.",
+    }
+
+    def __init__(self, *, max_items: int = 100, max_item_length: int = 200, **kwargs):
+        self.max_items, self.max_item_length = max_items, max_item_length
+        super().__init__(**kwargs)
+
+    def to_internal_value(self, data):
+        if not isinstance(data, str | list) or (
+            isinstance(data, list) and not all(isinstance(i, str) for i in data)
+        ):
+            self.fail("invalid")
+        items = split_list(data)
+        if len(items) > self.max_items:
+            self.fail("max_items", max_items=self.max_items)
+        if any(len(i) > self.max_item_length for i in items):
+            self.fail("max_item_length", max_length=self.max_item_length)
+        return items
+
+    def to_representation(self, value):
+        return list(value)
+
+
+def record(component: str, **fields) -> serializers.Serializer:
+    """A response object for the schema; fields given as serializer fields."""
+    return inline_serializer(name=component, fields=fields)
+
+
+def obj(**kwargs) -> serializers.DictField:
+    return serializers.DictField(**kwargs)
+
+
+def text(**kwargs) -> serializers.CharField:
+    return serializers.CharField(**kwargs)
+
+
+def strings(**kwargs) -> serializers.ListField:
+    return serializers.ListField(child=serializers.CharField(), **kwargs)
+
+
+def when(**kwargs) -> serializers.CharField:
+    return serializers.CharField(allow_null=True, help_text="ISO 8601 UTC with milliseconds", **kwargs)
+
+
+PERSON = OpenApiTypes.OBJECT

@@ -1,0 +1,486 @@
+"""OAuth clients (/api/v1/oauth-clients...), service accounts, and the token endpoint POST /oauth/token."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from urllib.parse import unquote
+
+from django.conf import settings
+from django.utils import timezone
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import serializers
+from rest_framework.exceptions import APIException
+from rest_framework.parsers import FormParser
+from rest_framework.response import Response
+
+from adminops.access import ADMIN_READ, ADMIN_WRITE
+from adminops.apis.fields import obj, record, strings, text, when
+from adminops.audit import actor_of, client_ip
+from adminops.models import OAuthClient
+from adminops.people import tenant_ref
+from adminops.scopes import service_scopes
+from adminops.selectors import oauth_client_get, oauth_client_list, path_id
+from adminops.services import oauth as svc
+from config.api.envelopes import envelope
+from config.api.errors import ApiError
+from config.api.pagination import page_request, paginate
+from config.api.parsers import read_limited
+from config.api.ratelimit import Bucket, rate_limit_hit
+from config.api.schema import v1_envelope
+from config.api.timestamps import iso_ms
+from config.api.validation import validated
+from config.api.views import PublicAPIView, TenantAPIView
+
+CLIENT_PATH_PREFIX = "client-"
+
+
+class OAuthClientRecordSerializer(serializers.Serializer):
+    id = text()
+    name = text()
+    description = text()
+    clientId = text()
+    clientType = text()
+    redirectUris = strings()
+    grantTypes = strings()
+    scopes = strings()
+    toolPatterns = strings()
+    allowedOrigins = strings()
+    ipWhitelist = strings()
+    status = text()
+    pkceRequired = serializers.BooleanField()
+    lastUsedAt = when()
+    usageCount = serializers.IntegerField()
+    createdAt = when()
+    createdBy = obj(allow_null=True)
+
+    class Meta:
+        ref_name = "OAuthClientRecord"
+
+
+class OAuthClientCreatedSerializer(OAuthClientRecordSerializer):
+    clientSecret = text(allow_null=True, help_text="Shown this once; null for a public client.")
+    tokenSettings = obj()
+    tenant = obj()
+
+    class Meta:
+        ref_name = "OAuthClientCreated"
+
+
+def _token_settings() -> dict:
+    return {
+        "accessTokenLifetime": svc.ACCESS_TOKEN_LIFETIME,
+        "refreshTokenLifetime": None,
+        "idTokenLifetime": None,
+    }
+
+
+def client_record(client: OAuthClient) -> dict:
+    return {
+        "id": str(client.id),
+        "name": client.name,
+        "description": client.description,
+        "clientId": client.client_id,
+        "clientType": client.client_type,
+        "redirectUris": list(client.redirect_uris),
+        "grantTypes": list(client.grant_types),
+        "scopes": list(client.scopes),
+        "toolPatterns": list(client.tool_patterns),
+        "allowedOrigins": list(client.allowed_origins),
+        "ipWhitelist": list(client.ip_whitelist),
+        "status": client.status,
+        "pkceRequired": _pkce(client),
+        "lastUsedAt": iso_ms(client.last_used_at),
+        "usageCount": client.token_requests,
+        "createdAt": iso_ms(client.created_at),
+        "createdBy": client.created_by or None,
+    }
+
+
+def _pkce(client: OAuthClient) -> bool:
+    return client.client_type == OAuthClient.ClientType.PUBLIC or "authorization_code" in client.grant_types
+
+
+def client_detail(client: OAuthClient) -> dict:
+    now = timezone.now()
+    age_days = max(1, (now - (client.first_used_at or client.created_at)).days or 1)
+    base = client_record(client)
+    created = {"createdAt": base.pop("createdAt"), "createdBy": base.pop("createdBy")}
+    return base | {
+        "tokenSettings": _token_settings()
+        | {"tokenFormat": "opaque", "refreshTokenRotation": False, "reuseInterval": 0},
+        "pkceSettings": {
+            "required": _pkce(client),
+            "allowPlainChallenge": False,
+            "supportedMethods": ["S256"],
+        },
+        "consent": {"requireConsent": False, "skipConsentForFirstParty": True, "consentLifetime": 0},
+        "security": {
+            "requireClientAuthentication": client.client_type == OAuthClient.ClientType.CONFIDENTIAL,
+            "allowedAuthMethods": ["client_secret_basic", "client_secret_post"],
+            "enforceHttps": True,
+            "validateRedirectUri": True,
+        },
+        "usage": {
+            "totalTokenRequests": client.token_requests,
+            "successfulTokenRequests": client.successful_token_requests,
+            "failedTokenRequests": client.failed_token_requests,
+            "activeTokenCount": client.tokens.filter(expires_at__gt=now).count(),
+            "lastUsedAt": iso_ms(client.last_used_at),
+            "lastUsedFromIp": client.last_used_ip or None,
+            "firstUsedAt": iso_ms(client.first_used_at),
+            "averageRequestsPerDay": round(client.token_requests / age_days, 2),
+        },
+        "audit": created
+        | {
+            "updatedAt": iso_ms(client.updated_at),
+            "updatedBy": client.updated_by or None,
+            "lastSecretRotatedAt": iso_ms(client.last_secret_rotated_at),
+            "secretRotationCount": client.secret_rotation_count,
+        },
+        "tenant": tenant_ref(client.tenant),
+    }
+
+
+def _uri_list(**kwargs):
+    return serializers.ListField(child=serializers.CharField(max_length=2000), max_length=100, **kwargs)
+
+
+def _scope_list(**kwargs):
+    return serializers.ListField(child=serializers.CharField(max_length=200), max_length=100, **kwargs)
+
+
+class OAuthClientListCreateApi(TenantAPIView):
+    access = {"GET": ADMIN_READ, "POST": ADMIN_WRITE}
+
+    class InputSerializer(serializers.Serializer):
+        name = serializers.CharField(max_length=255)
+        description = serializers.CharField(max_length=2000, required=False, allow_blank=True, default="")
+        clientType = serializers.ChoiceField(choices=OAuthClient.ClientType.values)
+        redirectUris = _uri_list(allow_empty=True)
+        grantTypes = _scope_list()
+        scopes = _scope_list()
+        allowedOrigins = _uri_list(required=False, default=list)
+        ipWhitelist = _scope_list(required=False, default=list)
+        toolPatterns = _scope_list(required=False, default=list)
+
+        class Meta:
+            ref_name = "OAuthClientCreateInput"
+
+    @extend_schema(
+        operation_id="oauth_clients_list",
+        parameters=[OpenApiParameter("limit", int), OpenApiParameter("offset", int)],
+        responses={
+            200: v1_envelope(
+                "OAuthClientListEnvelope",
+                record("OAuthClientList", clients=OAuthClientRecordSerializer(many=True), pagination=obj()),
+            )
+        },
+        tags=["oauth-clients"],
+    )
+    def get(self, request):
+        clients, pagination = paginate(oauth_client_list(tenant=self.tenant), page_request(request))
+        return envelope({"clients": [client_record(c) for c in clients], "pagination": pagination})
+
+    @extend_schema(
+        operation_id="oauth_clients_create",
+        request=InputSerializer,
+        responses={200: v1_envelope("OAuthClientCreateEnvelope", OAuthClientCreatedSerializer())},
+        tags=["oauth-clients"],
+    )
+    def post(self, request):
+        data = validated(self.InputSerializer, request.data)
+        spec = svc.ClientSpec(
+            name=data["name"],
+            description=data["description"],
+            client_type=data["clientType"],
+            redirect_uris=data["redirectUris"],
+            grant_types=data["grantTypes"],
+            scopes=data["scopes"],
+            allowed_origins=data["allowedOrigins"],
+            ip_whitelist=data["ipWhitelist"],
+            tool_patterns=data["toolPatterns"],
+        )
+        client, secret = svc.oauth_client_create(
+            tenant=self.tenant, spec=spec, actor=actor_of(request), request_id=request.request_id
+        )
+        body = client_record(client) | {
+            "clientSecret": secret,
+            "tokenSettings": _token_settings(),
+            "tenant": tenant_ref(self.tenant),
+        }
+        return envelope(body, message="OAuth client created. Store the secret now: it is not shown again.")
+
+
+class OAuthClientDetailApi(TenantAPIView):
+    access = {"GET": ADMIN_READ, "PATCH": ADMIN_WRITE, "DELETE": ADMIN_WRITE}
+
+    class PatchSerializer(serializers.Serializer):
+        name = serializers.CharField(max_length=255, required=False)
+        description = serializers.CharField(max_length=2000, required=False, allow_blank=True)
+        clientType = serializers.ChoiceField(choices=OAuthClient.ClientType.values, required=False)
+        redirectUris = _uri_list(required=False, allow_empty=True)
+        grantTypes = _scope_list(required=False)
+        scopes = _scope_list(required=False)
+        allowedOrigins = _uri_list(required=False)
+        ipWhitelist = _scope_list(required=False)
+        toolPatterns = _scope_list(required=False)
+        status = serializers.ChoiceField(choices=["active", "inactive"], required=False)
+
+        class Meta:
+            ref_name = "OAuthClientUpdateInput"
+
+    def _client(self, client_id: str, **kwargs) -> OAuthClient:
+        return oauth_client_get(
+            tenant=self.tenant,
+            client_id=path_id(client_id, name="clientId", prefix=CLIENT_PATH_PREFIX),
+            **kwargs,
+        )
+
+    @extend_schema(
+        operation_id="oauth_clients_get",
+        responses={200: v1_envelope("OAuthClientDetailEnvelope", obj())},
+        tags=["oauth-clients"],
+    )
+    def get(self, request, client_id: str):
+        return envelope(client_detail(self._client(client_id)), message="OAuth client retrieved.")
+
+    @extend_schema(
+        operation_id="oauth_clients_update",
+        request=PatchSerializer,
+        responses={200: v1_envelope("OAuthClientUpdateEnvelope", obj())},
+        tags=["oauth-clients"],
+    )
+    def patch(self, request, client_id: str):
+        client = self._client(client_id, include_deleted=False)
+        data = validated(self.PatchSerializer, request.data)
+        client, diff = svc.oauth_client_update(
+            tenant=self.tenant,
+            client=client,
+            changes=dict(data),
+            actor=actor_of(request),
+            request_id=request.request_id,
+        )
+        body = client_record(client) | {
+            "updatedAt": iso_ms(client.updated_at),
+            "updatedBy": client.updated_by or None,
+            "changes": diff,
+        }
+        return envelope(body, message="OAuth client updated.")
+
+    @extend_schema(
+        operation_id="oauth_clients_delete",
+        responses={200: v1_envelope("OAuthClientDeleteEnvelope", obj())},
+        tags=["oauth-clients"],
+    )
+    def delete(self, request, client_id: str):
+        client = self._client(client_id)
+        client, revoked, previous = svc.oauth_client_delete(
+            tenant=self.tenant, client=client, actor=actor_of(request), request_id=request.request_id
+        )
+        body = {
+            "id": str(client.id),
+            "name": client.name,
+            "clientId": client.client_id,
+            "previousStatus": previous,
+            "status": client.status,
+            "deletedAt": iso_ms(client.deleted_at),
+            "deletedBy": client.deleted_by,
+            "tokensRevoked": revoked,
+            "activeSessionsTerminated": 0,
+        }
+        return envelope(body, message="OAuth client deleted; its tokens were revoked.")
+
+
+class OAuthClientRotateSecretApi(TenantAPIView):
+    access = ADMIN_WRITE
+
+    @extend_schema(
+        operation_id="oauth_clients_rotate_secret",
+        request=None,
+        responses={200: v1_envelope("OAuthClientRotateSecretEnvelope", obj())},
+        tags=["oauth-clients"],
+    )
+    def post(self, request, client_id: str):
+        client = oauth_client_get(
+            tenant=self.tenant, client_id=path_id(client_id, name="clientId", prefix=CLIENT_PATH_PREFIX)
+        )
+        client, secret = svc.oauth_client_rotate_secret(
+            tenant=self.tenant, client=client, actor=actor_of(request), request_id=request.request_id
+        )
+        body = {
+            "id": str(client.id),
+            "clientId": client.client_id,
+            "clientSecret": secret,
+            "lastSecretRotatedAt": iso_ms(client.last_secret_rotated_at),
+            "secretRotationCount": client.secret_rotation_count,
+        }
+        return envelope(body, message="Client secret rotated. Store it now: it is not shown again.")
+
+
+class ServiceAccountCreateApi(TenantAPIView):
+    access = ADMIN_WRITE
+
+    @extend_schema(
+        operation_id="service_account_create",
+        request=None,
+        responses={
+            200: v1_envelope(
+                "ServiceAccountCreateEnvelope",
+                record(
+                    "ServiceAccountCreated",
+                    id=text(),
+                    name=text(),
+                    clientId=text(),
+                    clientSecret=text(),
+                    type=text(),
+                    status=text(),
+                    permissions=strings(),
+                    scopes=strings(),
+                    createdAt=when(),
+                    createdBy=obj(),
+                    tenant=obj(),
+                ),
+            )
+        },
+        tags=["admin"],
+    )
+    def post(self, request):
+        account, secret = svc.service_account_create(
+            tenant=self.tenant, actor=actor_of(request), request_id=request.request_id
+        )
+        body = {
+            "id": f"sa-{account.id}",
+            "name": account.name,
+            "clientId": account.client_id,
+            "clientSecret": secret,
+            "type": "service_account",
+            "status": account.status,
+            "permissions": list(account.permissions),
+            "scopes": service_scopes(account.permissions),
+            "createdAt": iso_ms(account.created_at),
+            "createdBy": account.created_by,
+            "tenant": tenant_ref(self.tenant),
+        }
+        return envelope(body, message="Service account created. Store the secret now: it is not shown again.")
+
+
+class LimitedFormParser(FormParser):
+    """application/x-www-form-urlencoded with the 1 MiB body limit."""
+
+    def parse(self, stream, media_type=None, parser_context=None):
+        import io
+
+        return super().parse(io.BytesIO(read_limited(stream)), media_type, parser_context)
+
+
+class OAuthTokenApi(PublicAPIView):
+    """POST /oauth/token: the client-credentials grant (RFC 6749 section 4.4), form-encoded, with
+    client_secret_basic or client_secret_post. Errors in the RFC's shape, not the /api/v1 envelope."""
+
+    parser_classes = [LimitedFormParser]
+
+    class FormSerializer(serializers.Serializer):
+        grant_type = serializers.CharField()
+        client_id = serializers.CharField(required=False)
+        client_secret = serializers.CharField(required=False)
+        scope = serializers.CharField(required=False)
+
+        class Meta:
+            ref_name = "OAuthTokenForm"
+
+    @extend_schema(
+        operation_id="oauth_token",
+        request={"application/x-www-form-urlencoded": FormSerializer},
+        responses={
+            200: record(
+                "OAuthTokenResponse",
+                access_token=text(),
+                token_type=text(),
+                expires_in=serializers.IntegerField(),
+                scope=text(),
+            ),
+            400: record("OAuthTokenError", error=text(), error_description=text()),
+            401: record("OAuthTokenError401", error=text(), error_description=text()),
+            429: record("OAuthTokenError429", error=text(), error_description=text()),
+        },
+        tags=["auth"],
+        auth=[],
+    )
+    def post(self, request):
+        rate_limit_hit(
+            request._request, [Bucket("oauth-token-ip", client_ip(request) or "-", settings.RATE_LIMIT_LOGIN)]
+        )
+        form = request.data
+        client_id, client_secret, basic = _client_credentials(request, form)
+        grant = _single(form, "grant_type")
+        if not grant:
+            raise svc.OAuthError("invalid_request", "grant_type is required.")
+        token = svc.token_issue(
+            request=svc.TokenRequest(
+                grant_type=grant,
+                client_id=client_id,
+                client_secret=client_secret,
+                scope=_single(form, "scope"),
+                basic=basic,
+                ip=client_ip(request),
+                request_id=request.request_id,
+            )
+        )
+        return _no_store(Response(token))
+
+    def handle_exception(self, exc):
+        return _no_store(_oauth_error_response(exc)) or super().handle_exception(exc)
+
+
+def _single(form, name: str) -> str | None:
+    values = form.getlist(name) if hasattr(form, "getlist") else [form.get(name)]
+    values = [v for v in values if v is not None]
+    if len(values) > 1:
+        raise svc.OAuthError("invalid_request", f"{name} was given more than once.")
+    return values[0] if values else None
+
+
+def _client_credentials(request, form) -> tuple[str, str, bool]:
+    header = request.META.get("HTTP_AUTHORIZATION", "")
+    posted_id, posted_secret = _single(form, "client_id"), _single(form, "client_secret")
+    if header.lower().startswith("basic "):
+        if posted_secret:
+            raise svc.OAuthError("invalid_request", "Use one client authentication method, not two.")
+        try:
+            decoded = base64.b64decode(header[6:].strip(), validate=True).decode("utf-8")
+            client_id, _, secret = decoded.partition(":")
+        except (binascii.Error, UnicodeDecodeError, ValueError):
+            raise svc.OAuthError(
+                "invalid_client", "Malformed Basic credentials.", status=401, basic=True
+            ) from None
+        return unquote(client_id), unquote(secret), True
+    if not posted_id:
+        raise svc.OAuthError("invalid_client", "Client authentication is required.", status=401, basic=True)
+    return posted_id, posted_secret or "", False
+
+
+def _oauth_error_response(exc) -> Response | None:
+    if isinstance(exc, svc.OAuthError):
+        response = Response({"error": exc.error, "error_description": exc.description}, status=exc.status)
+        if exc.status == 401:
+            response["WWW-Authenticate"] = 'Basic realm="oauth"' if exc.basic else 'Bearer realm="oauth"'
+        return response
+    if isinstance(exc, ApiError) and exc.status_code == 429:
+        response = Response({"error": "slow_down", "error_description": exc.message}, status=429)
+        response["Retry-After"] = exc.headers.get("Retry-After", "60")
+        return response
+    if isinstance(exc, ApiError | APIException):
+        status = getattr(exc, "status_code", 400)
+        description = getattr(exc, "message", None) or str(getattr(exc, "detail", exc))
+        if status == 415:
+            description = "The body must be application/x-www-form-urlencoded."
+        return Response({"error": "invalid_request", "error_description": description}, status=status)
+    return None
+
+
+def _no_store(response):
+    if response is not None:
+        response["Cache-Control"] = "no-store"
+        response["Pragma"] = "no-cache"
+    return response

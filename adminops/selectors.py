@@ -1,0 +1,91 @@
+"""Reads of adminops. Every selector starts from the tenant's rows; other tenants' ids answer 404."""
+
+from __future__ import annotations
+
+import uuid
+
+from django.utils import timezone
+
+from adminops.keys import api_key_hash
+from adminops.models import ApiKey, OAuthClient, Tenant
+from config.api.errors import InvalidParameter, ResourceNotFound
+
+
+def path_id(raw: str, *, name: str, prefix: str = "") -> uuid.UUID:
+    """A path id in the prefixed form the API returns (`client-<uuid>`) or as a bare UUID."""
+    text = raw[len(prefix) :] if prefix and raw.startswith(prefix) else raw
+    try:
+        return uuid.UUID(text)
+    except ValueError:
+        shown = f"{prefix}<uuid> or a UUID" if prefix else "a UUID"
+        raise InvalidParameter(f"Invalid {name}.", details={name: f"{name} must be {shown}."}) from None
+
+
+def api_key_get(*, tenant: Tenant, key_id: uuid.UUID) -> ApiKey:
+    key = ApiKey.objects.filter(tenant=tenant, id=key_id).select_related("created_by", "updated_by").first()
+    if key is None:
+        raise ResourceNotFound("API key not found.", code="API_KEY_NOT_FOUND")
+    return key
+
+
+def api_key_list(*, tenant: Tenant):
+    return ApiKey.objects.filter(tenant=tenant).select_related("created_by").order_by("-created_at", "id")
+
+
+def api_key_find(raw: str) -> ApiKey | None:
+    """The key a raw value names, whatever its state (the previous key only inside its grace period)."""
+    digest = api_key_hash(raw)
+    key = ApiKey.objects.select_related("tenant").filter(key_hash=digest).first()
+    if key is not None:
+        return key
+    return (
+        ApiKey.objects.select_related("tenant")
+        .filter(previous_key_hash=digest, previous_valid_until__gt=timezone.now())
+        .first()
+    )
+
+
+def oauth_client_get(*, tenant: Tenant, client_id: uuid.UUID, include_deleted: bool = True) -> OAuthClient:
+    clients = OAuthClient.objects.filter(tenant=tenant, id=client_id)
+    if not include_deleted:
+        clients = clients.exclude(status=OAuthClient.Status.DELETED)
+    client = clients.first()
+    if client is None:
+        raise ResourceNotFound("OAuth client not found.", code="OAUTH_CLIENT_NOT_FOUND")
+    return client
+
+
+def oauth_client_list(*, tenant: Tenant):
+    return OAuthClient.objects.filter(tenant=tenant).order_by("-created_at", "id")
+
+
+def tenant_get(*, acting: Tenant, tenant_id: uuid.UUID, super_admin: bool) -> Tenant:
+    """The tenant named in the path: the caller's own, or any for a super admin; otherwise 404."""
+    if tenant_id != acting.id and not super_admin:
+        raise ResourceNotFound("Tenant not found.", code="TENANT_NOT_FOUND")
+    tenant = Tenant.objects.filter(id=tenant_id).first()
+    if tenant is None:
+        raise ResourceNotFound("Tenant not found.", code="TENANT_NOT_FOUND")
+    return tenant
+
+
+def audit_entries(*, tenant_id: uuid.UUID, filters: dict):
+    """A tenant's audit entries, newest first, narrowed by the given filters."""
+    from adminops.models import AuditEntry
+
+    entries = AuditEntry.objects.filter(tenant_id=tenant_id)
+    exact = {
+        "action": "action",
+        "category": "category",
+        "status": "status",
+        "actorId": "actor_id",
+        "resourceType": "resource_type",
+    }
+    for name, column in exact.items():
+        if filters.get(name):
+            entries = entries.filter(**{column: filters[name]})
+    if filters.get("from"):
+        entries = entries.filter(timestamp__gte=filters["from"])
+    if filters.get("to"):
+        entries = entries.filter(timestamp__lte=filters["to"])
+    return entries.order_by("-timestamp", "-seq")

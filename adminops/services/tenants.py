@@ -1,0 +1,91 @@
+"""Tenant settings and deletion (the cascade and the counts of what went with it)."""
+
+from __future__ import annotations
+
+from django.apps import apps
+from django.db import transaction
+from django.utils import timezone
+
+from adminops.audit import audit_record
+from adminops.models import Membership, Tenant, User
+from adminops.people import person
+from config.api.errors import Conflict
+
+CATEGORY = "tenants"
+
+
+def tenant_update(*, tenant: Tenant, changes: dict, actor: dict, request_id: str) -> Tenant:
+    """`serverUrl`, `realmName`, and `settings` (replaced whole, never merged)."""
+    fields = {"serverUrl": "server_url", "realmName": "realm_name", "settings": "settings"}
+    with transaction.atomic():
+        tenant = Tenant.objects.select_for_update().get(id=tenant.id)
+        changed = sorted(name for name, value in changes.items() if getattr(tenant, fields[name]) != value)
+        for name, value in changes.items():
+            setattr(tenant, fields[name], value)
+        tenant.save()
+        audit_record(
+            tenant=tenant,
+            action="TENANT_UPDATED",
+            category=CATEGORY,
+            actor=actor,
+            resource={"type": "tenant", "id": str(tenant.id), "name": tenant.name},
+            details={"changed": changed},
+            request_id=request_id,
+        )
+    return tenant
+
+
+def subscription_active(tenant: Tenant) -> bool:
+    """A subscription blocks deletion while its status is `active` and it has not expired."""
+    subscription = tenant.subscription or {}
+    if subscription.get("status") != "active":
+        return False
+    expires = subscription.get("expiresAt")
+    if not expires:
+        return True
+    from datetime import datetime
+
+    try:
+        moment = datetime.fromisoformat(str(expires).replace("Z", "+00:00"))
+    except ValueError:
+        return True
+    return moment > timezone.now()
+
+
+def credential_count(tenant: Tenant) -> int:
+    """Credentials of the vault app, counted lazily so adminops does not import it."""
+    try:
+        model = apps.get_model("vault", "Credential")
+    except LookupError:
+        return 0
+    return model.objects.filter(tenant=tenant).count()
+
+
+def tenant_delete(*, tenant: Tenant, actor: dict, request_id: str) -> dict:
+    """Delete the tenant and everything it owns (FK cascades); users who belonged to no other tenant
+    go too. The audit entries stay: they are not tied to the tenant row."""
+    with transaction.atomic():
+        tenant = Tenant.objects.select_for_update().get(id=tenant.id)
+        if subscription_active(tenant):
+            raise Conflict("The tenant has an active subscription.", code="TENANT_HAS_ACTIVE_SUBSCRIPTION")
+        member_ids = list(Membership.objects.filter(tenant=tenant).values_list("user_id", flat=True))
+        counts = {
+            "users": len(member_ids),
+            "credentials": credential_count(tenant),
+            "apiKeys": tenant.api_keys.count(),
+            "oauthClients": tenant.oauth_clients.count(),
+            "serviceAccounts": tenant.service_accounts.count(),
+        }
+        audit_record(
+            tenant=tenant,
+            action="TENANT_DELETED",
+            category=CATEGORY,
+            actor=actor,
+            resource={"type": "tenant", "id": str(tenant.id), "name": tenant.name},
+            details={"resourcesDeleted": counts},
+            request_id=request_id,
+        )
+        snapshot = {"id": str(tenant.id), "name": tenant.name}
+        tenant.delete()
+        User.objects.filter(id__in=member_ids, is_superuser=False, memberships__isnull=True).delete()
+    return snapshot | {"deletedAt": timezone.now(), "deletedBy": person(actor), "resourcesDeleted": counts}

@@ -1,0 +1,133 @@
+"""Numbers computed live from real rows: tenant statistics and job statistics."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from celery.schedules import crontab
+from django.db.models import Avg, Count, Q
+from django.utils import timezone
+
+from adminops.jobs import JOB_SPECS, job_available
+from adminops.models import ApiKey, AuditEntry, JobRun, Membership, Role, Tenant
+from adminops.services.tenants import credential_count
+from adminops.usage import month_label, tenant_calls
+from config.api.timestamps import iso_ms
+
+
+def tenant_stats(*, tenant: Tenant) -> dict:
+    now = timezone.now()
+    members = Membership.objects.filter(tenant=tenant).select_related("user")
+    users = [(m.user, m.roles) for m in members]
+    keys = ApiKey.objects.filter(tenant=tenant)
+    active_keys = keys.filter(status=ApiKey.Status.ACTIVE).filter(
+        Q(expires_at__isnull=True) | Q(expires_at__gt=now)
+    )
+    clients = tenant.oauth_clients.exclude(status="deleted")
+    last_month = now.replace(day=1) - timedelta(days=1)
+    last_entry = AuditEntry.objects.filter(tenant_id=tenant.id).order_by("-timestamp").first()
+    return {
+        "tenantId": str(tenant.id),
+        "tenantName": tenant.name,
+        "users": {
+            "total": len(users),
+            "active": sum(1 for u, _ in users if u.is_active),
+            "inactive": sum(1 for u, _ in users if not u.is_active),
+            "admins": sum(1 for _, roles in users if Role.TENANT_ADMIN in roles),
+        },
+        "credentials": _credentials(tenant),
+        "apiKeys": {
+            "total": keys.count(),
+            "active": active_keys.count(),
+            "revoked": keys.filter(status=ApiKey.Status.REVOKED).count(),
+        },
+        "oauthClients": {"total": clients.count(), "active": clients.filter(status="active").count()},
+        "serviceAccounts": {"total": tenant.service_accounts.count()},
+        "usage": {
+            "apiCallsThisMonth": tenant_calls(tenant.id, month_label(now)),
+            "apiCallsLastMonth": tenant_calls(tenant.id, month_label(last_month)),
+        },
+        "lastActivity": iso_ms(last_entry.timestamp) if last_entry else None,
+        "generatedAt": iso_ms(now),
+    }
+
+
+def _credentials(tenant: Tenant) -> dict:
+    from django.apps import apps
+
+    total = credential_count(tenant)
+    try:
+        model = apps.get_model("vault", "Credential")
+    except LookupError:
+        return {"total": 0, "active": 0, "expired": 0}
+    rows = model.objects.filter(tenant=tenant)
+    names = {f.name for f in model._meta.get_fields()}
+    active = rows.filter(status="active").count() if "status" in names else total
+    expired = rows.filter(is_expired=True).count() if "is_expired" in names else 0
+    return {"total": total, "active": active, "expired": expired}
+
+
+_API_STATUS = {"queued": "queued", "started": "processing", "succeeded": "completed", "failed": "failed"}
+
+
+def job_stats(*, name: str) -> dict:
+    spec = JOB_SPECS[name]
+    now = timezone.now()
+    runs = JobRun.objects.filter(job_name=name)
+    counts = dict(runs.values_list("status").annotate(n=Count("id")).values_list("status", "n"))
+    finished = runs.filter(status__in=[JobRun.Status.SUCCEEDED, JobRun.Status.FAILED])
+    done = counts.get("succeeded", 0) + counts.get("failed", 0)
+    average = finished.aggregate(avg=Avg("duration_ms"))["avg"]
+    last = finished.order_by("-finished_at").first()
+    recent = runs.order_by("-queued_at")[:10]
+    return {
+        "jobName": name,
+        "description": spec.description,
+        "available": job_available(name),
+        "status": "running" if counts.get("started") else ("queued" if counts.get("queued") else "idle"),
+        "queue": {
+            "pending": counts.get("queued", 0),
+            "processing": counts.get("started", 0),
+            "failed": counts.get("failed", 0),
+            "completed": counts.get("succeeded", 0),
+        },
+        "performance": {
+            "averageExecutionTime": _duration(average),
+            "lastExecutionTime": _duration(last.duration_ms if last else None),
+            "successRate": f"{100 * counts.get('succeeded', 0) / done:.1f}%" if done else None,
+        },
+        "schedule": _schedule(spec.cron, now, runs),
+        "recentExecutions": [
+            {
+                "id": f"job-{run.id}",
+                "status": _API_STATUS[run.status],
+                "queuedAt": iso_ms(run.queued_at),
+                "startedAt": iso_ms(run.started_at),
+                "completedAt": iso_ms(run.finished_at),
+                "itemsProcessed": run.items,
+                "durationMs": run.duration_ms,
+            }
+            for run in recent
+        ],
+        "generatedAt": iso_ms(now),
+    }
+
+
+def _duration(ms) -> str | None:
+    if ms is None:
+        return None
+    return f"{round(ms)}ms" if ms < 1000 else f"{ms / 1000:.1f}s"
+
+
+def _schedule(cron: dict | None, now, runs) -> dict:
+    last = runs.order_by("-queued_at").first()
+    if cron is None:
+        return {"cron": None, "nextRun": None, "lastRun": iso_ms(last.queued_at) if last else None}
+    fields = [cron.get(k, "*") for k in ("minute", "hour", "day_of_month", "month_of_year", "day_of_week")]
+    schedule = crontab(**cron)
+    next_run = now + schedule.remaining_estimate(now)
+    return {
+        "cron": " ".join(fields),
+        "nextRun": iso_ms(next_run),
+        "lastRun": iso_ms(last.queued_at) if last else None,
+    }

@@ -1,0 +1,209 @@
+"""Usage counters without a database write per request.
+
+After each authenticated response a middleware adds the call to counters in the cache, in one round
+trip (a Redis pipeline; plain cache calls on the in-process default): per API key the calls, the
+2xx/3xx and 4xx/5xx split, first and last use with the address, per-hour and per-day windows, and per
+tenant the calls of the month. `api_key_usage_flush` moves an API key's counters onto its row; it runs
+when a key is read and every few minutes in the `usageFlush` job. The per-minute count is the rate
+limiter's own bucket. When the cache is down, counting is skipped (logged): it is a statistic, not a
+control.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from datetime import UTC, datetime
+
+from django.conf import settings
+from django.core.cache import cache
+from django.db.models import F
+from django.utils import timezone
+
+logger = logging.getLogger(__name__)
+_HOUR, _DAY = 3600, 86400
+_MONTH_TTL = 70 * _DAY
+_last_warning = 0.0
+
+
+def _name(*parts) -> str:
+    return "usage:" + ":".join(str(p) for p in parts)
+
+
+def _hour(moment: datetime) -> str:
+    return moment.strftime("%Y%m%d%H")
+
+
+def _day(moment: datetime) -> str:
+    return moment.strftime("%Y%m%d")
+
+
+def month_label(moment: datetime) -> str:
+    return moment.strftime("%Y%m")
+
+
+class _CacheStore:
+    """Django's cache API: used when the cache is not Redis (the in-process default)."""
+
+    def note(self, counters: dict[str, int], values: dict[str, str], first: dict[str, str]) -> None:
+        for name, ttl in counters.items():
+            if not cache.add(name, 1, ttl):
+                try:
+                    cache.incr(name)
+                except ValueError:
+                    cache.set(name, 1, ttl)
+        for name, value in values.items():
+            cache.set(name, value, _MONTH_TTL)
+        for name, value in first.items():
+            cache.add(name, value, _MONTH_TTL)
+
+    def take(self, names: list[str]) -> list[int]:
+        values = cache.get_many(names)
+        cache.delete_many(names)
+        return [int(values.get(n) or 0) for n in names]
+
+    def read(self, names: list[str]) -> list[str | None]:
+        values = cache.get_many(names)
+        return [None if values.get(n) is None else str(values[n]) for n in names]
+
+
+class _RedisStore:
+    """One pipeline per request on Redis (django-redis's raw client)."""
+
+    def __init__(self, client) -> None:
+        self.client = client
+        self.prefix = settings.CACHES["default"].get("KEY_PREFIX", "") + ":"
+
+    def note(self, counters: dict[str, int], values: dict[str, str], first: dict[str, str]) -> None:
+        pipe = self.client.pipeline(transaction=False)
+        for name, ttl in counters.items():
+            pipe.incr(self.prefix + name)
+            pipe.expire(self.prefix + name, ttl)
+        for name, value in values.items():
+            pipe.set(self.prefix + name, value, ex=_MONTH_TTL)
+        for name, value in first.items():
+            pipe.set(self.prefix + name, value, ex=_MONTH_TTL, nx=True)
+        pipe.execute()
+
+    def take(self, names: list[str]) -> list[int]:
+        pipe = self.client.pipeline(transaction=True)
+        for name in names:
+            pipe.getdel(self.prefix + name)
+        return [int(v or 0) for v in pipe.execute()]
+
+    def read(self, names: list[str]) -> list[str | None]:
+        values = self.client.mget([self.prefix + n for n in names])
+        return [None if v is None else v.decode() for v in values]
+
+
+def _store():
+    client = getattr(cache, "client", None)
+    if client is not None and hasattr(client, "get_client"):
+        return _RedisStore(client.get_client(write=True))
+    return _CacheStore()
+
+
+def _guarded(default, function, *args):
+    global _last_warning
+    try:
+        return function(*args)
+    except Exception as exc:  # the cache is down: a statistic is lost, the request is not
+        if time.monotonic() - _last_warning > 60:
+            _last_warning = time.monotonic()
+            logger.warning("Usage counters unavailable (%s)", type(exc).__name__)
+        return default
+
+
+def usage_record(*, principal, tenant_id: str | None, status: int, ip: str | None) -> None:
+    now = timezone.now()
+    counters: dict[str, int] = {}
+    values: dict[str, str] = {}
+    first: dict[str, str] = {}
+    if principal.kind == "api_key":
+        key = principal.id
+        outcome = "ok" if status < 400 else "fail"
+        counters |= {
+            _name("ak", key, "n"): _MONTH_TTL,
+            _name("ak", key, outcome): _MONTH_TTL,
+            _name("ak", key, "h", _hour(now)): 2 * _HOUR,
+            _name("ak", key, "d", _day(now)): 2 * _DAY,
+        }
+        values[_name("ak", key, "last")] = f"{now.isoformat()}|{ip or ''}"
+        first[_name("ak", key, "first")] = now.isoformat()
+    if tenant_id:
+        counters[_name("tenant", tenant_id, "m", month_label(now))] = _MONTH_TTL
+        values[_name("tenant", tenant_id, "last")] = now.isoformat()
+    _guarded(None, _store().note, counters, values, first)
+
+
+def api_key_window_counts(key_id) -> dict[str, int]:
+    now = timezone.now()
+    names = [_name("ak", key_id, "h", _hour(now)), _name("ak", key_id, "d", _day(now))]
+    hour, day = _guarded([None, None], _store().read, names)
+    return {"hourCount": int(hour or 0), "dayCount": int(day or 0)}
+
+
+def tenant_calls(tenant_id, month: str) -> int:
+    (value,) = _guarded([None], _store().read, [_name("tenant", tenant_id, "m", month)])
+    return int(value or 0)
+
+
+def api_key_usage_flush(key) -> None:
+    """Move the cached counters onto the key's row (atomic increments; safe to run concurrently)."""
+    from adminops.models import ApiKey
+
+    kid = key.id
+    names = [_name("ak", kid, "n"), _name("ak", kid, "ok"), _name("ak", kid, "fail")]
+    total, ok, fail = _guarded([0, 0, 0], _store().take, names)
+    last, first = _guarded([None, None], _store().read, [_name("ak", kid, "last"), _name("ak", kid, "first")])
+    changes: dict = {}
+    if total or ok or fail:
+        changes |= {
+            "usage_count": F("usage_count") + total,
+            "success_count": F("success_count") + ok,
+            "failure_count": F("failure_count") + fail,
+        }
+    if last:
+        moment, _, ip = last.partition("|")
+        when = _parse(moment)
+        if key.last_used_at is None or when > key.last_used_at:
+            changes |= {"last_used_at": when, "last_used_ip": ip}
+    if first and key.first_used_at is None:
+        changes["first_used_at"] = _parse(first)
+    if changes:
+        ApiKey.objects.filter(id=kid).update(**changes)
+        key.refresh_from_db()
+
+
+def _parse(text: str) -> datetime:
+    value = datetime.fromisoformat(text)
+    return value if value.tzinfo else value.replace(tzinfo=UTC)
+
+
+class UsageMiddleware:
+    """Counts authenticated API calls after the response (see the module docstring)."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        response = self.get_response(request)
+        principal = getattr(request, "usage_principal", None)
+        if principal is not None and response.status_code not in (401, 403):
+            usage_record(
+                principal=principal,
+                tenant_id=_tenant_header(request),
+                status=response.status_code,
+                ip=request.META.get("REMOTE_ADDR"),
+            )
+        return response
+
+
+def _tenant_header(request) -> str | None:
+    import uuid
+
+    raw = request.headers.get("x-tenantid", "").strip()
+    try:
+        return str(uuid.UUID(raw)) if raw else None
+    except ValueError:
+        return None
