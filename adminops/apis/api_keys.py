@@ -213,8 +213,8 @@ class ApiKeyDetailApi(TenantAPIView):
         tags=["api-keys"],
     )
     def delete(self, request, key_id: str):
-        key = api_key_get(tenant=self.tenant, key_id=path_id(key_id, name="keyId"))
         permanent = _flag(request.query_params.get("permanent"), "permanent")
+        key = api_key_get(tenant=self.tenant, key_id=path_id(key_id, name="keyId"))
         outcome = svc.api_key_revoke(
             tenant=self.tenant,
             key=key,
