@@ -13,8 +13,10 @@
 from __future__ import annotations
 
 import email.utils
+import hashlib
 import ipaddress
 import logging
+import os
 import random
 import socket
 import time
@@ -35,6 +37,7 @@ DEFAULT_TIMEOUT = (5.0, 30.0)
 IDEMPOTENT_METHODS = frozenset({"GET", "HEAD", "OPTIONS", "PUT", "DELETE"})
 RETRY_STATUSES = frozenset({429, 503})
 MAX_REDIRECTS = 5
+_NAT64 = ipaddress.IPv6Network("64:ff9b::/96")
 
 
 class OutboundRefused(Exception):
@@ -56,6 +59,9 @@ def address_is_public(address: str) -> bool:
         ip = ip.ipv4_mapped
     if isinstance(ip, ipaddress.IPv6Address) and ip.sixtofour is not None:
         ip = ip.sixtofour
+    if isinstance(ip, ipaddress.IPv6Address) and ip in _NAT64:
+        # The well-known NAT64 prefix embeds an IPv4 address that a NAT64 gateway would reach.
+        ip = ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF)
     return ip.is_global and not ip.is_multicast and not ip.is_reserved
 
 
@@ -194,13 +200,25 @@ def outbound_session(**options) -> OutboundSession:
     return OutboundSession(**options)
 
 
-@cache
 def _ca_bundle() -> str | bool:
     extra = settings.OUTBOUND_CA_BUNDLE
     if not extra:
         return True
-    combined = Path(settings.VAR_DIR) / "outbound-ca-bundle.pem"
-    combined.write_text(Path(certifi.where()).read_text() + "\n" + Path(extra).read_text())
+    return _combined_bundle(str(extra))
+
+
+@cache
+def _combined_bundle(extra: str) -> str:
+    """certifi's roots plus the extra bundle, written once per distinct content. The file name
+    carries a digest of the content so that processes trusting different extras (parallel test
+    runs, each with its own self-signed fake) never overwrite each other's bundle."""
+    content = Path(certifi.where()).read_text() + "\n" + Path(extra).read_text()
+    digest = hashlib.sha256(content.encode()).hexdigest()[:16]
+    combined = Path(settings.VAR_DIR) / f"outbound-ca-bundle-{digest}.pem"
+    if not combined.exists():
+        partial = combined.with_suffix(f".{os.getpid()}.tmp")
+        partial.write_text(content)
+        partial.replace(combined)  # atomic: a reader never sees half a bundle
     return str(combined)
 
 

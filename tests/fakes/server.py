@@ -75,6 +75,21 @@ class FakeVendor:
         ]
         self._server: ThreadingHTTPServer | None = None
         self.ca_file: str | None = None
+        self._queued: list[list] = []  # [compiled path regex, Reply, remaining]
+
+    def queue_reply(self, reply: Reply, *, path: str = ".*", times: int = 1) -> None:
+        """The next `times` requests whose path matches `path` get `reply` instead of the route's
+        answer (throttling, outages, denials on demand)."""
+        with self._lock:
+            self._queued.append([re.compile(path), reply, times])
+
+    def _take_queued(self, request: Received) -> Reply | None:
+        with self._lock:
+            for entry in self._queued:
+                if entry[0].search(request.path) and entry[2] > 0:
+                    entry[2] -= 1
+                    return entry[1]
+        return None
 
     # ---- lifecycle
     def start(self) -> FakeVendor:
@@ -109,6 +124,9 @@ class FakeVendor:
 
     # ---- dispatch
     def handle(self, request: Received) -> Reply:
+        queued = self._take_queued(request)
+        if queued is not None:
+            return queued
         for method, pattern, function in self._routes:
             match = pattern.match(request.path)
             if match and method == request.method:

@@ -1,0 +1,149 @@
+"""The base of every vendor client: one guarded outbound session per thread, vendor answers turned
+into `VendorError`s. A platform's client subclasses `VendorClient`, sets `platform`, and reads the
+vendor's error bodies in `vendor_error_text`; the tool hub adds methods to the same classes."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
+from typing import TypeVar
+from urllib.parse import urljoin
+
+import requests
+
+from integrations.errors import (
+    VendorDenied,
+    VendorError,
+    VendorNotFound,
+    VendorRejected,
+    VendorThrottled,
+    VendorTimeout,
+    VendorUnavailable,
+)
+from integrations.http import OutboundSession, outbound_session, retry_after_seconds
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+
+class VendorClient:
+    platform = "vendor"
+    max_workers = 8  # concurrent calls of one fan-out; vendors throttle beyond a handful
+
+    def __init__(self, *, base_url: str, session_options: dict | None = None) -> None:
+        self.base_url = base_url.rstrip("/")
+        self._session_options = session_options or {}
+        # requests.Session is not documented as thread-safe, and listings fan out over a thread
+        # pool: each thread gets its own session (connection reuse within a thread still holds).
+        self._local = threading.local()
+        self._sessions: list[OutboundSession] = []
+        self._sessions_lock = threading.Lock()
+
+    # ---- lifecycle
+    @property
+    def session(self) -> OutboundSession:
+        session = getattr(self._local, "session", None)
+        if session is None:
+            session = outbound_session(**self._session_options)
+            self.prepare_session(session)
+            self._local.session = session
+            with self._sessions_lock:
+                self._sessions.append(session)
+        return session
+
+    def prepare_session(self, session: OutboundSession) -> None:
+        """Hook: authentication headers and the like for a new session."""
+
+    def close(self) -> None:
+        with self._sessions_lock:
+            sessions, self._sessions = self._sessions, []
+        for session in sessions:
+            session.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def fan_out(self, function: Callable[[T], R], items: Iterable[T]) -> list[R]:
+        """`function` over `items` on a bounded thread pool, results in input order; the first
+        failure is raised and calls not yet started are cancelled. `function` must only do I/O
+        through this client: pool threads never touch the ORM, so no DB connection leaks."""
+        items = list(items)
+        if len(items) <= 1:
+            return [function(item) for item in items]
+        pool = ThreadPoolExecutor(
+            max_workers=min(self.max_workers, len(items)), thread_name_prefix=f"{self.platform}-io"
+        )
+        try:
+            futures = [pool.submit(function, item) for item in items]
+            return [future.result() for future in futures]
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
+
+    # ---- calls
+    def url(self, path_or_url: str) -> str:
+        if path_or_url.startswith(("http://", "https://")):
+            return path_or_url
+        return urljoin(self.base_url + "/", path_or_url.lstrip("/"))
+
+    def request(self, method: str, path_or_url: str, **kwargs) -> requests.Response:
+        """Send through the guarded session; any answer >= 400 raises a `VendorError`.
+        `OutboundRefused` (the guard) passes through untouched: only the caller knows which
+        input field carried the refused URL."""
+        try:
+            response = self.session.request(method, self.url(path_or_url), **kwargs)
+        except requests.Timeout as exc:
+            raise VendorTimeout(f"The {self.platform} platform did not answer in time.", **self._p) from exc
+        except requests.RequestException as exc:
+            raise VendorUnavailable(f"The {self.platform} platform could not be reached.", **self._p) from exc
+        if response.status_code >= 400:
+            raise self.error_for(response)
+        return response
+
+    def get_json(self, path_or_url: str, **kwargs) -> dict:
+        return self.json_of(self.request("GET", path_or_url, **kwargs))
+
+    def json_of(self, response: requests.Response) -> dict:
+        try:
+            body = response.json()
+        except ValueError as exc:
+            raise VendorUnavailable(
+                f"The {self.platform} platform answered with something that is not JSON.",
+                status=response.status_code,
+                **self._p,
+            ) from exc
+        if not isinstance(body, dict):
+            raise VendorUnavailable(f"The {self.platform} platform answered an unexpected shape.", **self._p)
+        return body
+
+    # ---- errors
+    @property
+    def _p(self) -> dict:
+        return {"platform": self.platform}
+
+    def error_for(self, response: requests.Response) -> VendorError:
+        status = response.status_code
+        code, text = self.vendor_error_text(response)
+        text = text[:300] if isinstance(text, str) else None
+        kwargs = {"status": status, "vendor_code": code, **self._p}
+        if status in (401, 403):
+            return VendorDenied(text or f"The {self.platform} platform denied access.", **kwargs)
+        if status == 404:
+            return VendorNotFound(text or f"The {self.platform} platform has no such object.", **kwargs)
+        if status == 429 or (status == 503 and response.headers.get("Retry-After")):
+            wait = retry_after_seconds(response.headers.get("Retry-After"))
+            return VendorThrottled(
+                f"The {self.platform} platform kept throttling the requests.", retry_after=wait, **kwargs
+            )
+        if status >= 500:
+            return VendorUnavailable(f"The {self.platform} platform failed ({status}).", **kwargs)
+        return VendorRejected(
+            text or f"The {self.platform} platform rejected the request ({status}).", **kwargs
+        )
+
+    def vendor_error_text(self, response: requests.Response) -> tuple[str | None, str | None]:
+        """(vendor code, message) from an error body; subclasses know their vendor's shape."""
+        return None, None

@@ -1,0 +1,152 @@
+"""The IT service management platform (`itsmplatform`): an OAuth token from the instance's
+`/oauth_token.do` (refresh-token grant when one is given, else or on its refusal the password
+grant), then the Table API (`/api/now/table/...`, offset paging) and the aggregate API
+(`/api/now/stats/...`) for counts. The instance is named by its host, called over HTTPS."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+import requests
+
+from integrations.base import VendorClient
+from integrations.errors import VendorDenied, VendorRejected
+
+PLATFORM = "itsmplatform"
+PAGE_SIZE = 100
+MAX_PAGES = 1000
+# A host name or IPv4 address with an optional port: the instance is named without scheme or path.
+_HOST = re.compile(r"^(?=.{1,253}(?::\d{1,5})?$)[a-z0-9](?:[a-z0-9.-]*[a-z0-9])?(?::\d{1,5})?$", re.I)
+
+
+def instance_host_valid(value: str) -> bool:
+    return bool(_HOST.match(value))
+
+
+@dataclass(frozen=True)
+class ItsmCredentials:
+    username: str
+    password: str = field(repr=False)
+    client_id: str
+    client_secret: str = field(repr=False)
+    refresh_token: str = field(default="", repr=False)
+
+
+@dataclass(frozen=True)
+class KnowledgeBase:
+    sys_id: str
+    title: str
+    description: str
+    article_count: int
+    active: bool
+
+
+class ItsmClient(VendorClient):
+    platform = PLATFORM
+
+    def __init__(self, *, instance: str, credentials: ItsmCredentials) -> None:
+        super().__init__(base_url=f"https://{instance}")
+        self.credentials = credentials
+        self._token: str | None = None
+
+    # ---- authentication
+    def token(self) -> str:
+        if self._token is None:
+            self._token = self._acquire_token()
+        return self._token
+
+    def _acquire_token(self) -> str:
+        creds = self.credentials
+        base = {"client_id": creds.client_id, "client_secret": creds.client_secret}
+        if creds.refresh_token:
+            try:
+                return self._grant(
+                    {**base, "grant_type": "refresh_token", "refresh_token": creds.refresh_token}
+                )
+            except (VendorDenied, VendorRejected):
+                pass  # an expired refresh token: the password grant below decides
+        return self._grant(
+            {**base, "grant_type": "password", "username": creds.username, "password": creds.password}
+        )
+
+    def _grant(self, form: dict) -> str:
+        # A token grant creates nothing: safe to retry on throttling.
+        response = super().request("POST", "/oauth_token.do", data=form, idempotent=True)
+        token = self.json_of(response).get("access_token")
+        if not token:
+            raise VendorDenied("The ITSM platform issued no access token.", platform=PLATFORM)
+        return str(token)
+
+    def request(self, method: str, path_or_url: str, **kwargs) -> requests.Response:
+        headers = {"Authorization": f"Bearer {self.token()}", "Accept": "application/json"}
+        kwargs["headers"] = {**headers, **(kwargs.get("headers") or {})}
+        return super().request(method, path_or_url, **kwargs)
+
+    def error_for(self, response: requests.Response):
+        error = super().error_for(response)
+        # The token endpoint answers 400/401 for refused grants: both mean "credentials refused".
+        if isinstance(error, VendorRejected) and response.request.path_url.startswith("/oauth_token.do"):
+            return VendorDenied(
+                error.message, platform=PLATFORM, status=error.status, vendor_code=error.vendor_code
+            )
+        return error
+
+    def vendor_error_text(self, response: requests.Response) -> tuple[str | None, str | None]:
+        try:
+            body = response.json()
+        except ValueError:
+            return None, None
+        if not isinstance(body, dict):
+            return None, None
+        if "error_description" in body or isinstance(body.get("error"), str):
+            return str(body.get("error") or ""), body.get("error_description")
+        error = body.get("error") or {}
+        if isinstance(error, dict):
+            return None, error.get("message")
+        return None, None
+
+    # ---- tables
+    def table(self, table: str, *, fields: list[str], query: str = "") -> Iterator[dict]:
+        """Every record of a table (offset paging until a short page)."""
+        for page in range(MAX_PAGES):
+            params = {
+                "sysparm_fields": ",".join(fields),
+                "sysparm_limit": PAGE_SIZE,
+                "sysparm_offset": page * PAGE_SIZE,
+                "sysparm_exclude_reference_link": "true",
+            }
+            if query:
+                params["sysparm_query"] = query
+            rows = self.get_json(f"/api/now/table/{table}", params=params).get("result") or []
+            yield from (row for row in rows if isinstance(row, dict))
+            if len(rows) < PAGE_SIZE:
+                return
+
+    def counts_by(self, table: str, *, group_by: str) -> dict[str, int]:
+        body = self.get_json(
+            f"/api/now/stats/{table}", params={"sysparm_count": "true", "sysparm_group_by": group_by}
+        )
+        counts: dict[str, int] = {}
+        for row in body.get("result") or []:
+            groups = row.get("groupby_fields") or [] if isinstance(row, dict) else []
+            value = next((g.get("value") for g in groups if g.get("field") == group_by), None)
+            if value is not None:
+                counts[str(value)] = int((row.get("stats") or {}).get("count") or 0)
+        return counts
+
+    # ---- knowledge
+    def knowledge_bases(self) -> list[KnowledgeBase]:
+        counts = self.counts_by("kb_knowledge", group_by="kb_knowledge_base")
+        rows = self.table("kb_knowledge_base", fields=["sys_id", "title", "description", "active"])
+        return [
+            KnowledgeBase(
+                sys_id=str(row.get("sys_id", "")),
+                title=str(row.get("title", "")),
+                description=str(row.get("description") or ""),
+                article_count=counts.get(str(row.get("sys_id", "")), 0),
+                active=str(row.get("active", "")).lower() == "true",
+            )
+            for row in rows
+        ]

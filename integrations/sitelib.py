@@ -1,0 +1,258 @@
+"""The document-site platform (`sitelib`): an app-only token from the identity platform through
+msal, then the Graph-style API (sites, sub-sites, drives, folders), every `@odata.nextLink` followed.
+
+msal talks to the identity platform through a guarded outbound session (`http_client=`), so the
+same timeouts, guard and CA bundle apply to it. Instance discovery is off: msal would otherwise ask
+login.microsoftonline.com to vouch for any authority host it does not know (a national cloud, a
+private deployment, the test fake); the authority host comes from `SITELIB_LOGIN_URL`, which only
+operators set. msal still fetches the tenant's OpenID configuration from the authority.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from urllib.parse import quote, unquote, urlsplit
+
+import msal
+import requests
+from cryptography.exceptions import UnsupportedAlgorithm
+from cryptography.hazmat.primitives import serialization
+from msal.exceptions import MsalServiceError
+
+from integrations.base import VendorClient
+from integrations.errors import CredentialsInvalid, VendorDenied, VendorTimeout, VendorUnavailable
+from integrations.http import outbound_session
+
+PLATFORM = "sitelib"
+_GUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", re.I)
+_DOMAIN = re.compile(r"^(?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$", re.I)
+_SHA1_HEX = re.compile(r"^[0-9a-f]{40}$", re.I)
+# Token errors that mean "the platform is in trouble", not "these credentials are refused".
+_TRANSIENT_TOKEN_ERRORS = frozenset({"temporarily_unavailable", "server_error"})
+
+
+def cloud_tid_valid(value: str) -> bool:
+    """A directory tenant is named by its GUID or one of its domain names."""
+    return bool(_GUID.match(value) or _DOMAIN.match(value))
+
+
+def thumbprint_valid(value: str) -> bool:
+    """A certificate thumbprint as the platform shows it: SHA-1, 40 hex digits (colons allowed)."""
+    return bool(_SHA1_HEX.match(value.replace(":", "")))
+
+
+@dataclass(frozen=True)
+class SitelibCredentials:
+    cloud_tid: str
+    client_id: str
+    client_secret: str = field(default="", repr=False)
+    thumbprint: str = ""
+    private_key: str = field(default="", repr=False)
+
+    @property
+    def uses_certificate(self) -> bool:
+        return bool(self.thumbprint and self.private_key)
+
+
+@dataclass
+class Folder:
+    id: str
+    name: str
+    path: str
+    web_url: str
+    child_count: int
+
+
+@dataclass
+class Drive:
+    id: str
+    name: str
+    drive_type: str
+    web_url: str = ""
+    folders: list[Folder] | None = None
+
+
+@dataclass
+class Site:
+    id: str
+    name: str
+    url: str
+    drives: list[Drive] = field(default_factory=list)
+    parent_id: str | None = None  # set on sub-sites
+
+
+class SitelibClient(VendorClient):
+    platform = PLATFORM
+
+    def __init__(
+        self, *, graph_url: str, login_url: str, credentials: SitelibCredentials, max_workers: int = 8
+    ) -> None:
+        super().__init__(base_url=graph_url)
+        self.login_url = login_url.rstrip("/")
+        self.credentials = credentials
+        self.max_workers = max_workers
+        self._token: str | None = None
+        self._token_lock = threading.Lock()
+
+    # ---- authentication
+    def token(self) -> str:
+        with self._token_lock:
+            if self._token is None:
+                self._token = self._acquire_token()
+            return self._token
+
+    def _acquire_token(self) -> str:
+        credential = self._msal_credential()
+        scope = "{0.scheme}://{0.netloc}/.default".format(urlsplit(self.base_url))
+        with outbound_session() as http:
+            try:
+                app = msal.ConfidentialClientApplication(
+                    self.credentials.client_id,
+                    authority=f"{self.login_url}/{self.credentials.cloud_tid}",
+                    client_credential=credential,
+                    http_client=http,
+                    instance_discovery=False,
+                    token_cache=msal.TokenCache(),  # this call only: nothing outlives the request
+                )
+                result = app.acquire_token_for_client(scopes=[scope])
+            except requests.Timeout as exc:
+                raise VendorTimeout(
+                    "The identity platform did not answer in time.", platform=PLATFORM
+                ) from exc
+            except (requests.RequestException, MsalServiceError, json.JSONDecodeError, KeyError) as exc:
+                raise VendorUnavailable(
+                    "The identity platform could not be reached.", platform=PLATFORM
+                ) from exc
+            except ValueError as exc:
+                # msal's tenant discovery answers ValueError when the platform does not know the tenant.
+                raise VendorDenied(
+                    "The identity platform does not recognise this directory tenant.", platform=PLATFORM
+                ) from exc
+        return self._token_from(result)
+
+    def _msal_credential(self) -> str | dict:
+        creds = self.credentials
+        if not cloud_tid_valid(creds.cloud_tid):
+            raise CredentialsInvalid(
+                "Not a directory tenant GUID or domain.", platform=PLATFORM, field="cloud_tid"
+            )
+        if not creds.uses_certificate:
+            if not creds.client_secret:
+                raise CredentialsInvalid(
+                    "A client secret or a certificate (thumbprint and key) is required.",
+                    platform=PLATFORM,
+                    field="client_secret",
+                )
+            return creds.client_secret
+        if not thumbprint_valid(creds.thumbprint):
+            raise CredentialsInvalid(
+                "Not a SHA-1 certificate thumbprint.", platform=PLATFORM, field="thumbprint"
+            )
+        try:
+            serialization.load_pem_private_key(creds.private_key.encode(), password=None)
+        except (ValueError, TypeError, UnsupportedAlgorithm) as exc:
+            raise CredentialsInvalid(
+                "The key is not an unencrypted PEM private key.", platform=PLATFORM, field="key"
+            ) from exc
+        return {"private_key": creds.private_key, "thumbprint": creds.thumbprint.replace(":", "")}
+
+    @staticmethod
+    def _token_from(result: dict) -> str:
+        if "access_token" in result:
+            return result["access_token"]
+        error = str(result.get("error") or "unknown_error")
+        # The platform's description starts with its own code (AADSTS...) and never echoes secrets;
+        # its first line is what an operator needs.
+        description = str(result.get("error_description") or "").splitlines()[0:1]
+        message = f"The identity platform refused the token request: {error}"
+        if description:
+            message += f" ({description[0][:200]})"
+        kind = VendorUnavailable if error in _TRANSIENT_TOKEN_ERRORS else VendorDenied
+        raise kind(message, platform=PLATFORM, vendor_code=error)
+
+    # ---- calls
+    def request(self, method: str, path_or_url: str, **kwargs) -> requests.Response:
+        headers = {"Authorization": f"Bearer {self.token()}", "Accept": "application/json"}
+        kwargs["headers"] = {**headers, **(kwargs.get("headers") or {})}
+        return super().request(method, path_or_url, **kwargs)
+
+    def vendor_error_text(self, response: requests.Response) -> tuple[str | None, str | None]:
+        try:
+            error = response.json().get("error") or {}
+        except (ValueError, AttributeError):
+            return None, None
+        if not isinstance(error, dict):
+            return None, None
+        return error.get("code"), error.get("message")
+
+    def paged(self, path: str, params: dict | None = None) -> Iterator[dict]:
+        """Every item of a collection, following `@odata.nextLink` to the end (the link carries
+        the query, so `params` go on the first request only)."""
+        next_url: str | None = path
+        while next_url:
+            body = self.get_json(next_url, params=params)
+            params = None
+            items = body.get("value") or []
+            yield from (item for item in items if isinstance(item, dict))
+            next_url = body.get("@odata.nextLink")
+
+    # ---- resources
+    def sites_all(self) -> list[Site]:
+        return [_site(raw) for raw in self.paged("/sites", {"search": "*"})]
+
+    def site_by_url(self, url: str) -> Site:
+        parts = urlsplit(url)
+        path = parts.path.rstrip("/")
+        address = f"/sites/{parts.hostname}" + (f":{quote(path, safe='/')}" if path else "")
+        return _site(self.get_json(address))
+
+    def sub_sites(self, site: Site) -> list[Site]:
+        return [_site(raw, parent_id=site.id) for raw in self.paged(f"/sites/{_segment(site.id)}/sites")]
+
+    def drives(self, site_id: str) -> list[Drive]:
+        items = self.paged(f"/sites/{_segment(site_id)}/drives", {"$select": "id,name,driveType,webUrl"})
+        return [
+            Drive(
+                id=d["id"],
+                name=d.get("name", ""),
+                drive_type=d.get("driveType", ""),
+                web_url=d.get("webUrl", ""),
+            )
+            for d in items
+            if d.get("id")
+        ]
+
+    def folders(self, drive_id: str) -> list[Folder]:
+        """The folders at the root of a drive."""
+        items = self.paged(
+            f"/drives/{_segment(drive_id)}/root/children", {"$select": "id,name,webUrl,folder"}
+        )
+        return [_folder(item) for item in items if "folder" in item and item.get("id")]
+
+
+def _segment(value: str) -> str:
+    return quote(value, safe=",!")
+
+
+def _site(raw: dict, *, parent_id: str | None = None) -> Site:
+    return Site(
+        id=str(raw.get("id", "")),
+        name=str(raw.get("displayName") or raw.get("name") or ""),
+        url=str(raw.get("webUrl", "")),
+        parent_id=parent_id,
+    )
+
+
+def _folder(raw: dict) -> Folder:
+    web_url = str(raw.get("webUrl", ""))
+    return Folder(
+        id=str(raw["id"]),
+        name=str(raw.get("name", "")),
+        path=unquote(urlsplit(web_url).path) if web_url else "/" + str(raw.get("name", "")),
+        web_url=web_url,
+        child_count=int((raw.get("folder") or {}).get("childCount") or 0),
+    )

@@ -1,0 +1,322 @@
+"""/v2 knowledge-source listings (api-spec parts 3 and 5, named-endpoints 7.4). Thin views: parse,
+call a service, shape. Errors render in the /v2 shapes by path prefix."""
+
+from __future__ import annotations
+
+from urllib.parse import urlsplit
+
+from drf_spectacular.utils import extend_schema, inline_serializer
+from rest_framework import serializers
+from rest_framework.response import Response
+
+from adminops.access import KNOWLEDGE_READ
+from config.api.envelopes import v2_response
+from config.api.schema import v2_envelope
+from config.api.validation import validated
+from config.api.views import TenantAPIView
+from integrations.itsm import ItsmCredentials, instance_host_valid
+from integrations.sitelib import SitelibCredentials, cloud_tid_valid, thumbprint_valid
+from knowledge.services import SitelibQuery, itsm_kb_listing, sitelib_listing, wiki_space_listing
+
+MAX_ITEMS = 500
+
+
+class HttpUrlField(serializers.CharField):
+    """An http(s) URL with a host; the v2 type names follow pydantic's AnyHttpUrl."""
+
+    def __init__(self, **kwargs):
+        kwargs.setdefault("max_length", 2048)
+        super().__init__(**kwargs)
+
+    def to_internal_value(self, data):
+        value = super().to_internal_value(data)
+        try:
+            parts = urlsplit(value)
+            parts.port  # noqa: B018 - raises on a malformed port
+        except ValueError as exc:
+            raise serializers.ValidationError(
+                "invalid or missing URL scheme", code="value_error.url"
+            ) from exc
+        if parts.scheme not in ("http", "https"):
+            raise serializers.ValidationError("URL scheme not permitted", code="value_error.url.scheme")
+        if not parts.hostname:
+            raise serializers.ValidationError("URL host invalid", code="value_error.url.host")
+        return value
+
+
+def _strings(**kwargs) -> serializers.ListField:
+    return serializers.ListField(
+        child=serializers.CharField(max_length=2048),
+        required=False,
+        default=list,
+        max_length=MAX_ITEMS,
+        **kwargs,
+    )
+
+
+# ---- sitelib
+
+
+class SitelibAuthorizationSerializer(serializers.Serializer):
+    cloud_tid = serializers.CharField(max_length=255)
+    client_id = serializers.CharField(max_length=255)
+    client_secret = serializers.CharField(max_length=4096, allow_blank=True, trim_whitespace=False)
+    thumbprint = serializers.CharField(max_length=128, required=False, allow_blank=True, default="")
+    key = serializers.CharField(
+        max_length=16384, required=False, allow_blank=True, default="", trim_whitespace=False
+    )
+    sitelib_auth = serializers.BooleanField(required=False)
+
+    class Meta:
+        ref_name = "SitelibAuthorization"
+
+    def validate_cloud_tid(self, value: str) -> str:
+        if not cloud_tid_valid(value):
+            raise serializers.ValidationError("must be a directory tenant GUID or domain name")
+        return value
+
+    def validate_thumbprint(self, value: str) -> str:
+        if value and not thumbprint_valid(value):
+            raise serializers.ValidationError("must be a SHA-1 thumbprint (40 hex digits)")
+        return value
+
+    def validate(self, attrs):
+        certificate = bool(attrs.get("thumbprint")) or bool(attrs.get("key"))
+        if certificate and not (attrs.get("thumbprint") and attrs.get("key")):
+            missing = "key" if attrs.get("thumbprint") else "thumbprint"
+            raise serializers.ValidationError(
+                {missing: ["certificate authentication needs both thumbprint and key"]}
+            )
+        if not certificate and not attrs.get("client_secret"):
+            raise serializers.ValidationError(
+                {"client_secret": ["a client secret or a certificate (thumbprint and key) is required"]}
+            )
+        return attrs
+
+
+class ContentRestrictionSerializer(serializers.Serializer):
+    audience = _strings()
+    blacklisted = serializers.BooleanField(required=False, default=False)
+    source_restriction = serializers.BooleanField(required=False, default=False)
+
+    class Meta:
+        ref_name = "SitelibContentRestriction"
+
+
+class SitelibListingInput(serializers.Serializer):
+    authorization = SitelibAuthorizationSerializer()
+    site_urls = serializers.ListField(
+        child=HttpUrlField(), required=False, default=list, max_length=MAX_ITEMS
+    )
+    sub_sites = _strings()
+    drives = _strings()
+    folders = _strings(help_text="Folder names, ids or server-relative paths; `*` for every root folder.")
+    content_restriction = ContentRestrictionSerializer(required=False)
+    blacklisted = serializers.BooleanField(required=False, default=False)
+    source_restriction = serializers.BooleanField(required=False, default=False)
+    sitelib_auth = serializers.BooleanField(required=False)
+
+    class Meta:
+        ref_name = "SitelibListingInput"
+
+    def validate(self, attrs):
+        # Accepted inside `authorization` (the listing page) and at the top level (the upload pages).
+        if "sitelib_auth" not in attrs and "sitelib_auth" not in attrs["authorization"]:
+            raise serializers.ValidationError(
+                {
+                    "authorization": {
+                        "sitelib_auth": [serializers.ErrorDetail("field required", code="required")]
+                    }
+                }
+            )
+        return attrs
+
+
+DriveOut = inline_serializer(
+    name="SitelibDrive",
+    fields={
+        "id": serializers.CharField(),
+        "name": serializers.CharField(),
+        "driveType": serializers.CharField(),
+        "folders": inline_serializer(
+            name="SitelibFolder",
+            many=True,
+            required=False,
+            fields={
+                "id": serializers.CharField(),
+                "name": serializers.CharField(),
+                "path": serializers.CharField(),
+                "webUrl": serializers.CharField(),
+                "childCount": serializers.IntegerField(),
+            },
+        ),
+    },
+    many=True,
+)
+SiteOut = inline_serializer(
+    name="SitelibSite",
+    many=True,
+    fields={
+        "id": serializers.CharField(),
+        "name": serializers.CharField(),
+        "url": serializers.CharField(),
+        "drives": DriveOut,
+    },
+)
+
+
+class SitelibListingApi(TenantAPIView):
+    access = KNOWLEDGE_READ
+
+    @extend_schema(
+        operation_id="sitelib_listing",
+        request=SitelibListingInput,
+        responses={
+            200: v2_envelope(
+                "SitelibListingEnvelope",
+                inline_serializer(
+                    name="SitelibListing", fields={"sites": SiteOut, "total": serializers.IntegerField()}
+                ),
+            )
+        },
+        tags=["knowledge"],
+        description="Sites (and sub-sites), their drives and, when `folders` is given, the matching "
+        "root folders of each drive. Credentials are used for this call only.",
+    )
+    def post(self, request):
+        data = validated(SitelibListingInput, request.data)
+        auth = data["authorization"]
+        restriction = data.get("content_restriction") or {}
+        credentials = SitelibCredentials(
+            cloud_tid=auth["cloud_tid"],
+            client_id=auth["client_id"],
+            client_secret=auth["client_secret"],
+            thumbprint=auth["thumbprint"],
+            private_key=auth["key"],
+        )
+        query = SitelibQuery(
+            site_urls=data["site_urls"],
+            sub_sites=data["sub_sites"],
+            drives=data["drives"],
+            folders=data["folders"],
+            audience=restriction.get("audience") or [],
+            blacklisted=data["blacklisted"] or restriction.get("blacklisted", False),
+            source_restriction=data["source_restriction"] or restriction.get("source_restriction", False),
+        )
+        sites = sitelib_listing(tenant=self.tenant, credentials=credentials, query=query)
+        return v2_response({"sites": sites, "total": len(sites)})
+
+
+# ---- wiki
+
+
+class WikiSpaceListingInput(serializers.Serializer):
+    instance_url = HttpUrlField(help_text="The wiki's base, e.g. https://<site>/wiki.")
+    web_url_instance = HttpUrlField()
+    username = serializers.CharField(max_length=255)
+    api_token = serializers.CharField(max_length=4096, trim_whitespace=False)
+
+    class Meta:
+        ref_name = "WikiSpaceListingInput"
+
+
+SpacesOut = inline_serializer(
+    name="WikiSpaceListing",
+    fields={
+        "spaces": inline_serializer(
+            name="WikiSpace",
+            many=True,
+            fields={
+                "key": serializers.CharField(),
+                "name": serializers.CharField(),
+                "type": serializers.ChoiceField(choices=["global", "personal"]),
+                "status": serializers.CharField(),
+            },
+        )
+    },
+)
+
+
+class WikiSpaceListingApi(TenantAPIView):
+    access = KNOWLEDGE_READ
+
+    @extend_schema(
+        operation_id="wikispace_space_listing",
+        request=WikiSpaceListingInput,
+        responses={200: SpacesOut},
+        tags=["knowledge"],
+        description="Spaces the wiki account can see. Answers the bare object `{spaces: [...]}`.",
+    )
+    def post(self, request):
+        data = validated(WikiSpaceListingInput, request.data)
+        spaces = wiki_space_listing(
+            instance_url=data["instance_url"], username=data["username"], api_token=data["api_token"]
+        )
+        return Response({"spaces": spaces})
+
+
+# ---- ITSM
+
+
+class ItsmKbListingInput(serializers.Serializer):
+    username = serializers.CharField(max_length=255)
+    password = serializers.CharField(max_length=4096, trim_whitespace=False)
+    client_id = serializers.CharField(max_length=255)
+    client_secret = serializers.CharField(max_length=4096, trim_whitespace=False)
+    refresh_token = serializers.CharField(max_length=16384, allow_blank=True, trim_whitespace=False)
+    itsmplatform_domain = serializers.CharField(max_length=260, help_text="Instance host, without scheme.")
+
+    class Meta:
+        ref_name = "ItsmKbListingInput"
+
+    def validate_itsmplatform_domain(self, value: str) -> str:
+        host = value.strip().removeprefix("https://").rstrip("/")
+        if "://" in host:
+            raise serializers.ValidationError(
+                "the instance is called over https", code="value_error.url.scheme"
+            )
+        if not instance_host_valid(host):
+            raise serializers.ValidationError("must be the instance host name", code="value_error.url.host")
+        return host
+
+
+KbOut = inline_serializer(
+    name="ItsmKnowledgeBases",
+    fields={
+        "knowledge_bases": inline_serializer(
+            name="ItsmKnowledgeBase",
+            many=True,
+            fields={
+                "sys_id": serializers.CharField(),
+                "title": serializers.CharField(),
+                "description": serializers.CharField(),
+                "article_count": serializers.IntegerField(),
+                "active": serializers.BooleanField(),
+            },
+        ),
+        "total": serializers.IntegerField(),
+    },
+)
+
+
+class ItsmKbListingApi(TenantAPIView):
+    access = KNOWLEDGE_READ
+
+    @extend_schema(
+        operation_id="itsmplatform_kb_listing",
+        request=ItsmKbListingInput,
+        responses={200: v2_envelope("ItsmKbListingEnvelope", KbOut)},
+        tags=["knowledge"],
+        description="Knowledge bases of the ITSM instance with their article counts.",
+    )
+    def post(self, request):
+        data = validated(ItsmKbListingInput, request.data)
+        credentials = ItsmCredentials(
+            username=data["username"],
+            password=data["password"],
+            client_id=data["client_id"],
+            client_secret=data["client_secret"],
+            refresh_token=data["refresh_token"],
+        )
+        bases = itsm_kb_listing(instance=data["itsmplatform_domain"], credentials=credentials)
+        return v2_response({"knowledge_bases": bases, "total": len(bases)})

@@ -1,0 +1,186 @@
+"""The /v2 listings: sitelib sites/drives/folders, wiki spaces, ITSM knowledge bases.
+
+Credentials arrive in the request body and live only in these calls' local variables and the
+vendor client built for them: never stored, logged, audited or echoed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.conf import settings
+
+from adminops.models import Tenant
+from config.api.errors import value_error
+from integrations.errors import VendorNotFound
+from integrations.http import guard_url
+from integrations.itsm import ItsmClient, ItsmCredentials
+from integrations.sitelib import Drive, Folder, Site, SitelibClient, SitelibCredentials
+from integrations.wikispace import WikiClient
+from knowledge.errors import UpstreamUnavailable, platform_call
+from knowledge.selectors import SourceRules, site_url_key, source_rules_get
+
+ALL_FOLDERS = "*"
+
+
+@dataclass(frozen=True)
+class SitelibQuery:
+    site_urls: list[str]
+    sub_sites: list[str]
+    drives: list[str]
+    folders: list[str]
+    audience: list[str]
+    blacklisted: bool
+    source_restriction: bool
+
+    def sub_site_wanted(self, site: Site) -> bool:
+        if not self.sub_sites:
+            return True
+        wanted = {value.strip().lower() for value in self.sub_sites}
+        return site.name.lower() in wanted or site_url_key(site.url) in {
+            site_url_key(v) for v in self.sub_sites
+        }
+
+    def drive_wanted(self, drive: Drive) -> bool:
+        if not self.drives:
+            return True
+        return drive.id in self.drives or drive.name.lower() in {d.strip().lower() for d in self.drives}
+
+    def folder_wanted(self, folder: Folder) -> bool:
+        for value in self.folders:
+            value = value.strip()
+            if value == ALL_FOLDERS or value == folder.id or value.lower() == folder.name.lower():
+                return True
+            tail = value.strip("/").lower()
+            if tail and (folder.path.lower().rstrip("/") + "/").endswith("/" + tail + "/"):
+                return True
+        return False
+
+
+def sitelib_listing(*, tenant: Tenant, credentials: SitelibCredentials, query: SitelibQuery) -> list[dict]:
+    # The rules are read here, in the request's thread: the pool threads below never use the ORM.
+    rules = source_rules_get(
+        tenant=tenant,
+        audience=query.audience,
+        blacklisted=query.blacklisted,
+        source_restriction=query.source_restriction,
+    )
+    client = SitelibClient(
+        graph_url=settings.SITELIB_GRAPH_URL, login_url=settings.SITELIB_LOGIN_URL, credentials=credentials
+    )
+    with client, platform_call(credentials_at=("authorization",)):
+        sites = _sites_with_sub_sites(client, query, rules)
+        client.fan_out(lambda site: _fill_drives(client, site, query, rules), sites)
+    return [_site_record(site) for site in sites if _site_kept(site, query, rules)]
+
+
+def _sites_with_sub_sites(client: SitelibClient, query: SitelibQuery, rules: SourceRules) -> list[Site]:
+    if query.site_urls:
+        top = client.fan_out(lambda url: _site_at(client, query, url), query.site_urls)
+    else:
+        top = client.sites_all()
+    top = _unique(site for site in top if not rules.site_blocked(site.url))
+    children = client.fan_out(client.sub_sites, top)
+    ordered: list[Site] = []
+    for site, subs in zip(top, children, strict=True):
+        ordered.append(site)
+        ordered.extend(s for s in subs if query.sub_site_wanted(s) and not rules.site_blocked(s.url))
+    return _unique(ordered)
+
+
+def _site_at(client: SitelibClient, query: SitelibQuery, url: str) -> Site:
+    try:
+        return client.site_by_url(url)
+    except VendorNotFound as exc:
+        index = query.site_urls.index(url)
+        raise value_error(
+            ("site_urls", index),
+            "No site at this URL, or the app may not see it.",
+            v2_type="value_error.site",
+        ) from exc
+
+
+def _unique(sites) -> list[Site]:
+    seen: set[str] = set()
+    result = []
+    for site in sites:
+        if site.id not in seen:
+            seen.add(site.id)
+            result.append(site)
+    return result
+
+
+def _fill_drives(client: SitelibClient, site: Site, query: SitelibQuery, rules: SourceRules) -> None:
+    """Runs on a pool thread: vendor I/O and plain data only."""
+    drives = [
+        d for d in client.drives(site.id) if query.drive_wanted(d) and rules.drive_visible(site.url, d.id)
+    ]
+    if query.folders:
+        for drive in drives:
+            drive.folders = [f for f in client.folders(drive.id) if query.folder_wanted(f)]
+    site.drives = drives
+
+
+def _site_kept(site: Site, query: SitelibQuery, rules: SourceRules) -> bool:
+    """A site stays unless a filter left it without drives: asking for certain drives, or an
+    allow list that admits only some of its drives, drops the sites that have none of them."""
+    if site.drives:
+        return True
+    return not query.drives and rules.site_allowed(site.url)
+
+
+def _site_record(site: Site) -> dict:
+    return {
+        "id": site.id,
+        "name": site.name,
+        "url": site.url,
+        "drives": [_drive_record(d) for d in site.drives],
+    }
+
+
+def _drive_record(drive: Drive) -> dict:
+    record = {"id": drive.id, "name": drive.name, "driveType": drive.drive_type}
+    if drive.folders is not None:
+        record["folders"] = [
+            {"id": f.id, "name": f.name, "path": f.path, "webUrl": f.web_url, "childCount": f.child_count}
+            for f in drive.folders
+        ]
+    return record
+
+
+# ---- wiki
+
+
+def wiki_space_listing(*, instance_url: str, username: str, api_token: str) -> list[dict]:
+    with (
+        platform_call(url_field=("instance_url",)),
+        WikiClient(base_url=instance_url, username=username, api_token=api_token) as client,
+    ):
+        guard_url(instance_url)  # refused before any connection is attempted
+        try:
+            spaces = client.spaces()
+        except VendorNotFound as exc:
+            raise UpstreamUnavailable("No wiki API (v2 or v1) answers at this instance URL.") from exc
+    return [{"key": s.key, "name": s.name, "type": s.type, "status": s.status} for s in spaces]
+
+
+# ---- ITSM
+
+
+def itsm_kb_listing(*, instance: str, credentials: ItsmCredentials) -> list[dict]:
+    with (
+        platform_call(url_field=("itsmplatform_domain",)),
+        ItsmClient(instance=instance, credentials=credentials) as client,
+    ):
+        guard_url(client.base_url)
+        bases = client.knowledge_bases()
+    return [
+        {
+            "sys_id": kb.sys_id,
+            "title": kb.title,
+            "description": kb.description,
+            "article_count": kb.article_count,
+            "active": kb.active,
+        }
+        for kb in bases
+    ]
