@@ -169,16 +169,20 @@ DEK_ROTATION = "dekRotation"
 def job_trigger(*, name: str, actor: dict, tenant, request_id: str) -> JobRun:
     """POST /api/v1/admin/jobs/trigger: 400 unknown or unavailable, 409 already queued or running."""
     from adminops.audit import audit_record
-    from config.api.errors import Conflict, value_error
+    from config.api.errors import ApiError, Conflict
+
+    def refuse(code: str, message: str) -> ApiError:
+        return ApiError(message, code=code, status=400, details={"jobName": message})
 
     if name not in JOB_SPECS:
-        raise value_error("jobName", f"Unknown job {name!r}; known jobs: {', '.join(JOB_SPECS)}.")
+        raise refuse("UNKNOWN_JOB", f"Unknown job {name!r}; known jobs: {', '.join(JOB_SPECS)}.")
     if name == DEK_ROTATION:
-        raise value_error(
-            "jobName", "dekRotation needs a tenant: use POST /api/v1/admin/dek/rotate with {tenantId}."
+        raise refuse(
+            "JOB_NEEDS_TENANT",
+            "dekRotation needs a tenant: use POST /api/v1/admin/dek/rotate with {tenantId}.",
         )
     if not job_available(name):
-        raise value_error("jobName", f"The job {name!r} is not yet available in this deployment.")
+        raise refuse("JOB_NOT_AVAILABLE", f"The job {name!r} is not yet available in this deployment.")
     with transaction.atomic():
         _lock_name(name)
         busy = JobRun.objects.filter(
