@@ -1,7 +1,30 @@
-from django.contrib import admin
-from django.contrib.auth.admin import UserAdmin
+"""The operators' console: tenants, users and memberships, API keys, OAuth clients, service accounts,
+the audit browser (read-only, with a chain check) and job runs.
 
-from adminops.models import ApiKey, AuditEntry, JobRun, Membership, Tenant, User
+Secrets created here (API keys, client secrets) are rendered once in the response page itself, never
+put in a message cookie or the session."""
+
+from django import forms
+from django.contrib import admin, messages
+from django.contrib.auth.admin import UserAdmin
+from django.db import transaction
+from django.template.response import TemplateResponse
+from django.urls import reverse
+
+from adminops.audit import audit_chain_verify, audit_record
+from adminops.keys import api_key_display_prefix, api_key_generate, api_key_hash, random_token
+from adminops.models import (
+    ApiKey,
+    AuditEntry,
+    JobRun,
+    Membership,
+    OAuthClient,
+    ServiceAccount,
+    Tenant,
+    User,
+)
+from adminops.people import user_person
+from adminops.scopes import SCOPES, split_list, unknown_scopes
 
 
 class MembershipInline(admin.TabularInline):
@@ -22,21 +45,229 @@ class TenantUserAdmin(UserAdmin):
     inlines = [MembershipInline]
 
 
+def _actor(request) -> dict:
+    person = user_person(request.user) or {}
+    return {"type": "user", **person, "ipAddress": request.META.get("REMOTE_ADDR")}
+
+
+def _shown_once(request, title: str, values: list[tuple[str, str]], continue_url: str):
+    context = {
+        "title": title,
+        "values": values,
+        "continue_url": continue_url,
+        "site_header": "Administration",
+    }
+    response = TemplateResponse(request, "admin/adminops/shown_once.html", context)
+    response["Cache-Control"] = "no-store"
+    return response
+
+
+class ApiKeyAddForm(forms.ModelForm):
+    scopes_text = forms.CharField(
+        label="Scopes", initial="*", help_text=f"Comma-separated: {', '.join(SCOPES)}"
+    )
+
+    class Meta:
+        model = ApiKey
+        fields = ("tenant", "name", "description", "environment", "expires_at")
+
+    def clean_scopes_text(self):
+        scopes = split_list(self.cleaned_data["scopes_text"])
+        unknown = unknown_scopes(scopes)
+        if not scopes or unknown:
+            raise forms.ValidationError(f"Unknown or missing scopes: {', '.join(unknown)}")
+        return scopes
+
+
 @admin.register(ApiKey)
 class ApiKeyAdmin(admin.ModelAdmin):
     list_display = ("name", "tenant", "prefix", "status", "environment", "expires_at", "last_used_at")
     list_filter = ("status", "environment")
     search_fields = ("name", "prefix", "tenant__name")
-    exclude = ("key_hash",)
-    readonly_fields = ("prefix",)
+    exclude = ("key_hash", "previous_key_hash")
+    readonly_fields = ("prefix", "previous_prefix", "usage_count", "last_used_at", "rotation_count")
+
+    def get_form(self, request, obj=None, **kwargs):
+        if obj is None:
+            kwargs["form"] = ApiKeyAddForm
+        return super().get_form(request, obj, **kwargs)
+
+    def get_fields(self, request, obj=None):
+        if obj is None:
+            return ("tenant", "name", "description", "scopes_text", "environment", "expires_at")
+        return super().get_fields(request, obj)
+
+    def get_readonly_fields(self, request, obj=None):
+        return () if obj is None else self.readonly_fields
+
+    def save_model(self, request, obj, form, change):
+        if change:
+            return super().save_model(request, obj, form, change)
+        raw = api_key_generate(obj.environment)
+        obj.scopes = form.cleaned_data["scopes_text"]
+        obj.prefix, obj.key_hash, obj.created_by = (
+            api_key_display_prefix(raw),
+            api_key_hash(raw),
+            request.user,
+        )
+        with transaction.atomic():
+            obj.save()
+            audit_record(
+                tenant=obj.tenant,
+                action="API_KEY_CREATED",
+                category="api_keys",
+                actor=_actor(request),
+                resource={"type": "api_key", "id": str(obj.id), "name": obj.name},
+                details={"prefix": obj.prefix, "scopes": obj.scopes, "via": "admin"},
+            )
+        request._shown_once = [("API key", raw)]
+
+    def response_add(self, request, obj, post_url_continue=None):
+        shown = getattr(request, "_shown_once", None)
+        if shown:
+            url = reverse("admin:adminops_apikey_change", args=[obj.pk])
+            return _shown_once(request, f"API key {obj.name}", shown, url)
+        return super().response_add(request, obj, post_url_continue)
+
+
+class OAuthClientAddForm(forms.ModelForm):
+    scopes_text = forms.CharField(label="Scopes", help_text=f"Comma-separated: {', '.join(SCOPES)}")
+
+    class Meta:
+        model = OAuthClient
+        fields = ("tenant", "name", "description")
+
+    def clean_scopes_text(self):
+        scopes = split_list(self.cleaned_data["scopes_text"])
+        if not scopes or unknown_scopes(scopes):
+            raise forms.ValidationError("Give known scopes, comma-separated.")
+        return scopes
+
+
+@admin.register(OAuthClient)
+class OAuthClientAdmin(admin.ModelAdmin):
+    """Adding here creates a confidential client-credentials client; edit the rest afterwards."""
+
+    list_display = ("name", "tenant", "client_id", "client_type", "status", "last_used_at")
+    list_filter = ("status", "client_type")
+    search_fields = ("name", "client_id", "tenant__name")
+    exclude = ("secret_hash",)
+    readonly_fields = ("client_id", "token_requests", "last_used_at", "secret_rotation_count")
+
+    def get_form(self, request, obj=None, **kwargs):
+        if obj is None:
+            kwargs["form"] = OAuthClientAddForm
+        return super().get_form(request, obj, **kwargs)
+
+    def get_fields(self, request, obj=None):
+        if obj is None:
+            return ("tenant", "name", "description", "scopes_text")
+        return super().get_fields(request, obj)
+
+    def get_readonly_fields(self, request, obj=None):
+        return () if obj is None else self.readonly_fields
+
+    def save_model(self, request, obj, form, change):
+        from adminops.services.oauth import secret_hash
+
+        if change:
+            super().save_model(request, obj, form, change)
+            if obj.status != OAuthClient.Status.ACTIVE:
+                obj.tokens.all().delete()  # disabled here too: its tokens stop at once
+            return
+        secret = random_token("cs_")
+        obj.client_id, obj.secret_hash = random_token("client_", 18), secret_hash(secret)
+        obj.scopes, obj.grant_types = form.cleaned_data["scopes_text"], ["client_credentials"]
+        obj.created_by = user_person(request.user)
+        with transaction.atomic():
+            obj.save()
+            audit_record(
+                tenant=obj.tenant,
+                action="OAUTH_CLIENT_CREATED",
+                category="oauth_clients",
+                actor=_actor(request),
+                resource={"type": "oauth_client", "id": str(obj.id), "name": obj.name},
+                details={"clientId": obj.client_id, "scopes": obj.scopes, "via": "admin"},
+            )
+        request._shown_once = [("client_id", obj.client_id), ("client_secret", secret)]
+
+    def response_add(self, request, obj, post_url_continue=None):
+        shown = getattr(request, "_shown_once", None)
+        if shown:
+            url = reverse("admin:adminops_oauthclient_change", args=[obj.pk])
+            return _shown_once(request, f"OAuth client {obj.name}", shown, url)
+        return super().response_add(request, obj, post_url_continue)
+
+
+@admin.register(ServiceAccount)
+class ServiceAccountAdmin(admin.ModelAdmin):
+    list_display = ("name", "tenant", "client_id", "status", "last_used_at", "created_at")
+    list_filter = ("status",)
+    search_fields = ("name", "client_id", "tenant__name")
+    exclude = ("secret_hash",)
+    readonly_fields = ("client_id", "last_used_at", "created_by")
+
+    def get_fields(self, request, obj=None):
+        if obj is None:
+            return ("tenant",)
+        return super().get_fields(request, obj)
+
+    def get_readonly_fields(self, request, obj=None):
+        return () if obj is None else self.readonly_fields
+
+    def save_model(self, request, obj, form, change):
+        if change:
+            super().save_model(request, obj, form, change)
+            if obj.status != ServiceAccount.Status.ACTIVE:
+                obj.tokens.all().delete()
+            return
+        from adminops.services.oauth import service_account_create
+
+        account, secret = service_account_create(tenant=obj.tenant, actor=_actor(request), request_id="")
+        obj.pk = account.pk
+        obj._state.adding = False
+        obj.refresh_from_db()
+        request._shown_once = [("client_id", account.client_id), ("client_secret", secret)]
+
+    def response_add(self, request, obj, post_url_continue=None):
+        shown = getattr(request, "_shown_once", None)
+        if shown:
+            url = reverse("admin:adminops_serviceaccount_change", args=[obj.pk])
+            return _shown_once(request, f"Service account {obj.name}", shown, url)
+        return super().response_add(request, obj, post_url_continue)
+
+
+class TenantFilter(admin.SimpleListFilter):
+    title = "tenant"
+    parameter_name = "tenant"
+
+    def lookups(self, request, model_admin):
+        return [(str(t.id), t.name) for t in Tenant.objects.order_by("name")]
+
+    def queryset(self, request, queryset):
+        return queryset.filter(tenant_id=self.value()) if self.value() else queryset
+
+
+class ActorFilter(admin.SimpleListFilter):
+    title = "actor"
+    parameter_name = "actor"
+
+    def lookups(self, request, model_admin):
+        rows = AuditEntry.objects.order_by().values_list("actor_id", "actor__name").distinct()[:200]
+        return [(actor_id, f"{name} ({actor_id[:18]})") for actor_id, name in rows if actor_id]
+
+    def queryset(self, request, queryset):
+        return queryset.filter(actor_id=self.value()) if self.value() else queryset
 
 
 @admin.register(AuditEntry)
 class AuditEntryAdmin(admin.ModelAdmin):
     list_display = ("timestamp", "action", "status", "tenant_id", "actor_id", "resource_type")
-    list_filter = ("action", "status", "category")
+    list_filter = (TenantFilter, "action", ActorFilter, "status", "category", "timestamp")
+    date_hierarchy = "timestamp"
     search_fields = ("action", "actor_id", "request_id")
     ordering = ("-timestamp",)
+    actions = ["verify_chain"]
 
     def has_add_permission(self, request):
         return False
@@ -46,6 +277,15 @@ class AuditEntryAdmin(admin.ModelAdmin):
 
     def has_delete_permission(self, request, obj=None):
         return False
+
+    @admin.action(description="Verify the hash chain of the selected entries' tenants")
+    def verify_chain(self, request, queryset):
+        for chain in sorted(set(queryset.values_list("chain", flat=True))):
+            problems = audit_chain_verify(chain)
+            if problems:
+                self.message_user(request, f"Chain {chain}: {'; '.join(problems)}", messages.ERROR)
+            else:
+                self.message_user(request, f"Chain {chain}: intact.", messages.SUCCESS)
 
 
 @admin.register(JobRun)
