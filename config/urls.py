@@ -13,6 +13,7 @@ urlpatterns = [
     path("api/v1/", include("vault.urls")),
     path("v2/cloudstore/", include("ingestion.urls")),
     path("v2/", include("knowledge.urls")),
+    path("api/v1/", include("toolhub.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="swagger-ui"),
     path("api/redoc/", SpectacularRedocView.as_view(url_name="schema"), name="redoc"),

@@ -1,0 +1,1 @@
+"""Thin views of the tool interface (the tool envelope family: /tools, /connections, /approvals)."""

@@ -1,0 +1,111 @@
+"""/api/v1/approvals: the queue (list, get) and the decisions (approve, reject)."""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import serializers
+
+from adminops.audit import actor_of
+from config.api.envelopes import tool_response
+from config.api.pagination import page_request, paginate
+from config.api.schema import tool_envelope
+from config.api.validation import validated
+from config.api.views import TenantAPIView
+from toolhub.access import APPROVALS_DECIDE, APPROVALS_READ
+from toolhub.apis.connections import _choice
+from toolhub.apis.shapes import ApprovalList, ApprovalShape, approval_data
+from toolhub.models import Approval
+from toolhub.selectors import approval_get, approval_list
+from toolhub.services.approvals import approval_decide, approval_expire_if_due
+
+
+def _own_only(view) -> str | None:
+    """A machine principal follows only the approvals of its own calls."""
+    return None if view.principal.is_user else view.principal.rate_key
+
+
+class ApprovalListApi(TenantAPIView):
+    access = APPROVALS_READ
+
+    @extend_schema(
+        operation_id="approvals_list",
+        parameters=[
+            # No enum: drf-spectacular would collide it with the other "status" enums.
+            OpenApiParameter("status", str, description=f"One of: {', '.join(Approval.Status.values)}."),
+            OpenApiParameter("limit", int),
+            OpenApiParameter("offset", int),
+        ],
+        responses={200: tool_envelope("ApprovalListEnvelope", ApprovalList)},
+        tags=["approvals"],
+    )
+    def get(self, request):
+        status = _choice(request, "status", Approval.Status.values)
+        queryset = approval_list(tenant=self.tenant, status=status, requester_key=_own_only(self))
+        rows, pagination = paginate(queryset, page_request(request))
+        approvals = [approval_data(approval_expire_if_due(approval=a)) for a in rows]
+        return tool_response({"approvals": approvals, "pagination": pagination})
+
+
+class ApprovalDetailApi(TenantAPIView):
+    access = APPROVALS_READ
+
+    @extend_schema(
+        operation_id="approvals_get",
+        responses={200: tool_envelope("ApprovalEnvelope", ApprovalShape)},
+        tags=["approvals"],
+    )
+    def get(self, request, approval_id: str):
+        approval = approval_get(tenant=self.tenant, approval_id=approval_id, requester_key=_own_only(self))
+        return tool_response(approval_data(approval_expire_if_due(approval=approval)))
+
+
+class DecisionInput(serializers.Serializer):
+    reason = serializers.CharField(required=False, allow_blank=True, max_length=2000, default="")
+
+    class Meta:
+        ref_name = "ApprovalDecisionInput"
+
+
+class _DecisionApi(TenantAPIView):
+    access = APPROVALS_DECIDE
+    approve: bool
+
+    def post(self, request, approval_id: str):
+        data = validated(DecisionInput, request.data)
+        approval = approval_get(tenant=self.tenant, approval_id=approval_id)
+        approval = approval_decide(
+            tenant=self.tenant,
+            approval=approval,
+            approve=self.approve,
+            reason=data["reason"],
+            decider=self.principal,
+            actor=actor_of(request),
+            request_id=request.request_id,
+        )
+        return tool_response(approval_data(approval))
+
+
+class ApprovalApproveApi(_DecisionApi):
+    approve = True
+
+    @extend_schema(
+        operation_id="approvals_approve",
+        request=DecisionInput,
+        responses={200: tool_envelope("ApprovalApproveEnvelope", ApprovalShape)},
+        tags=["approvals"],
+    )
+    def post(self, request, approval_id: str):
+        return super().post(request, approval_id)
+
+
+class ApprovalRejectApi(_DecisionApi):
+    approve = False
+
+    @extend_schema(
+        operation_id="approvals_reject",
+        request=DecisionInput,
+        responses={200: tool_envelope("ApprovalRejectEnvelope", ApprovalShape)},
+        tags=["approvals"],
+    )
+    def post(self, request, approval_id: str):
+        return super().post(request, approval_id)

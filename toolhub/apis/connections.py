@@ -1,0 +1,168 @@
+"""/api/v1/connections: list, create, get, update, delete, test."""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import serializers
+
+from adminops.audit import actor_of
+from config.api.envelopes import tool_response
+from config.api.errors import InvalidParameter
+from config.api.pagination import page_request, paginate
+from config.api.schema import tool_envelope
+from config.api.validation import validated
+from config.api.views import TenantAPIView
+from toolhub.access import CONNECTIONS_READ, CONNECTIONS_WRITE
+from toolhub.apis.shapes import ConnectionList, ConnectionShape, ConnectionTest, connection_data
+from toolhub.models import Connection
+from toolhub.registry import DOMAINS
+from toolhub.selectors import connection_get, connection_list
+from toolhub.services.connections import (
+    connection_create,
+    connection_delete,
+    connection_test,
+    connection_update,
+)
+
+
+class ConnectionCreateInput(serializers.Serializer):
+    name = serializers.CharField(max_length=255)
+    domain = serializers.ChoiceField(choices=sorted(DOMAINS))
+    connector = serializers.CharField(max_length=32)
+    base_url = serializers.URLField(max_length=500)
+    integrationId = serializers.CharField(max_length=255)
+    is_default = serializers.BooleanField(required=False)
+    settings = serializers.DictField(required=False)
+
+    class Meta:
+        ref_name = "ConnectionCreateInput"
+
+
+class ConnectionUpdateInput(serializers.Serializer):
+    name = serializers.CharField(max_length=255, required=False)
+    base_url = serializers.URLField(max_length=500, required=False)
+    integrationId = serializers.CharField(max_length=255, required=False)
+    is_default = serializers.BooleanField(required=False)
+    settings = serializers.DictField(required=False)
+    # A plain string (checked by the service): a ChoiceField's enum would collide in the schema with
+    # the other "status" enums.
+    status = serializers.CharField(required=False, help_text="active or inactive")
+
+    class Meta:
+        ref_name = "ConnectionUpdateInput"
+
+
+def _model_fields(data: dict) -> dict:
+    fields = dict(data)
+    if "integrationId" in fields:
+        fields["integration_id"] = fields.pop("integrationId")
+    return fields
+
+
+class ConnectionListApi(TenantAPIView):
+    access = {"GET": CONNECTIONS_READ, "POST": CONNECTIONS_WRITE}
+
+    @extend_schema(
+        operation_id="connections_list",
+        parameters=[
+            OpenApiParameter("domain", str, enum=sorted(DOMAINS)),
+            # No enum: drf-spectacular would collide it with the other "status" enums.
+            OpenApiParameter("status", str, description="active or inactive"),
+            OpenApiParameter("limit", int),
+            OpenApiParameter("offset", int),
+        ],
+        responses={200: tool_envelope("ConnectionListEnvelope", ConnectionList)},
+        tags=["connections"],
+    )
+    def get(self, request):
+        domain = _choice(request, "domain", sorted(DOMAINS))
+        status = _choice(request, "status", Connection.Status.values)
+        rows, pagination = paginate(
+            connection_list(tenant=self.tenant, domain=domain, status=status), page_request(request)
+        )
+        return tool_response({"connections": [connection_data(c) for c in rows], "pagination": pagination})
+
+    @extend_schema(
+        operation_id="connections_create",
+        request=ConnectionCreateInput,
+        responses={200: tool_envelope("ConnectionEnvelope", ConnectionShape)},
+        tags=["connections"],
+    )
+    def post(self, request):
+        data = _model_fields(validated(ConnectionCreateInput, request.data))
+        connection = connection_create(
+            tenant=self.tenant, actor=actor_of(request), request_id=request.request_id, **data
+        )
+        return tool_response(connection_data(connection))
+
+
+class ConnectionDetailApi(TenantAPIView):
+    access = {"GET": CONNECTIONS_READ, "PATCH": CONNECTIONS_WRITE, "DELETE": CONNECTIONS_WRITE}
+
+    @extend_schema(
+        operation_id="connections_get",
+        responses={200: tool_envelope("ConnectionGetEnvelope", ConnectionShape)},
+        tags=["connections"],
+    )
+    def get(self, request, connection_id: str):
+        return tool_response(connection_data(connection_get(tenant=self.tenant, connection_id=connection_id)))
+
+    @extend_schema(
+        operation_id="connections_update",
+        request=ConnectionUpdateInput,
+        responses={200: tool_envelope("ConnectionUpdateEnvelope", ConnectionShape)},
+        tags=["connections"],
+    )
+    def patch(self, request, connection_id: str):
+        connection = connection_get(tenant=self.tenant, connection_id=connection_id)
+        changes = _model_fields(validated(ConnectionUpdateInput, request.data))
+        connection = connection_update(
+            tenant=self.tenant,
+            connection=connection,
+            actor=actor_of(request),
+            changes=changes,
+            request_id=request.request_id,
+        )
+        return tool_response(connection_data(connection))
+
+    @extend_schema(
+        operation_id="connections_delete",
+        responses={
+            200: tool_envelope(
+                "ConnectionDeleteEnvelope",
+                serializers.DictField(help_text="{id, deleted: true}"),
+            )
+        },
+        tags=["connections"],
+    )
+    def delete(self, request, connection_id: str):
+        connection = connection_get(tenant=self.tenant, connection_id=connection_id)
+        public_id = connection.public_id
+        connection_delete(
+            tenant=self.tenant, connection=connection, actor=actor_of(request), request_id=request.request_id
+        )
+        return tool_response({"id": public_id, "deleted": True})
+
+
+class ConnectionTestApi(TenantAPIView):
+    access = CONNECTIONS_WRITE
+
+    @extend_schema(
+        operation_id="connections_test",
+        request=None,
+        responses={200: tool_envelope("ConnectionTestEnvelope", ConnectionTest)},
+        tags=["connections"],
+    )
+    def post(self, request, connection_id: str):
+        connection = connection_get(tenant=self.tenant, connection_id=connection_id)
+        result = connection_test(
+            tenant=self.tenant, connection=connection, actor=actor_of(request), request_id=request.request_id
+        )
+        return tool_response(result)
+
+
+def _choice(request, name: str, allowed: list[str]) -> str | None:
+    value = request.query_params.get(name) or None
+    if value is not None and value not in allowed:
+        raise InvalidParameter(f"Invalid {name} parameter.", details={name: f"One of: {', '.join(allowed)}."})
+    return value

@@ -1,0 +1,112 @@
+"""GET /api/v1/tools, GET /api/v1/tools/{tool_key}, POST /api/v1/tools/{tool_key}/execute."""
+
+from __future__ import annotations
+
+from django.http import HttpResponse
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework import serializers
+
+from adminops.audit import actor_of
+from config.api.envelopes import tool_response
+from config.api.errors import InvalidParameter
+from config.api.schema import ToolErrorEnvelopeSerializer, tool_envelope
+from config.api.views import TenantAPIView
+from toolhub.access import TOOLS_LIST
+from toolhub.apis.shapes import ToolDefinition, ToolList, tool_data
+from toolhub.registry import DOMAINS, tools_all
+from toolhub.selectors import tool_get
+from toolhub.services.execute import ExecuteCall, tool_execute
+
+
+class ToolListApi(TenantAPIView):
+    access = TOOLS_LIST
+
+    @extend_schema(
+        operation_id="tools_list",
+        parameters=[
+            OpenApiParameter("domain", str, enum=sorted(DOMAINS), description="Only this domain's tools.")
+        ],
+        responses={200: tool_envelope("ToolListEnvelope", ToolList)},
+        tags=["tools"],
+    )
+    def get(self, request):
+        domain = request.query_params.get("domain") or None
+        if domain is not None and domain not in DOMAINS:
+            raise InvalidParameter(
+                "Unknown domain.", details={"domain": f"One of: {', '.join(sorted(DOMAINS))}."}
+            )
+        tools = [tool_data(tool, schemas=False) for tool in tools_all(domain=domain)]
+        return tool_response({"tools": tools, "total": len(tools)})
+
+
+class ToolDetailApi(TenantAPIView):
+    access = TOOLS_LIST
+
+    @extend_schema(
+        operation_id="tools_get",
+        responses={200: tool_envelope("ToolDefinitionEnvelope", ToolDefinition)},
+        tags=["tools"],
+    )
+    def get(self, request, tool_key: str):
+        return tool_response(tool_data(tool_get(key=tool_key), schemas=True))
+
+
+class ExecuteInput(serializers.Serializer):
+    """Documentation of the body; the body is checked by toolhub.inputs (INVALID_INPUT)."""
+
+    input = serializers.JSONField(help_text="The tool's input; must match its input schema.")
+    connection_id = serializers.CharField(required=False, help_text="conn_…; default: the domain's default.")
+    idempotency_key = serializers.CharField(
+        required=False, max_length=255, help_text="Replay-safe key; the Idempotency-Key header works too."
+    )
+    dry_run = serializers.BooleanField(required=False, default=False)
+
+    class Meta:
+        ref_name = "ToolExecuteInput"
+
+
+_ERROR = OpenApiResponse(ToolErrorEnvelopeSerializer)
+
+
+class ToolExecuteApi(TenantAPIView):
+    # Any principal of the tenant reaches the handler: the tool must be found (TOOL_NOT_FOUND) before
+    # the principal's tools:execute scope and tool patterns are checked (FORBIDDEN), DESIGN section 9.
+    access = TOOLS_LIST
+
+    @extend_schema(
+        operation_id="tools_execute",
+        request=ExecuteInput,
+        parameters=[
+            OpenApiParameter(
+                "Idempotency-Key", str, OpenApiParameter.HEADER, description="Same as idempotency_key."
+            )
+        ],
+        responses={
+            200: tool_envelope(
+                "ToolExecuteEnvelope",
+                serializers.JSONField(help_text="The tool's output, or the dry-run report."),
+                connection_id=serializers.CharField(),
+                duration_ms=serializers.IntegerField(),
+            ),
+            202: OpenApiResponse(ToolErrorEnvelopeSerializer, description="APPROVAL_REQUIRED"),
+            409: OpenApiResponse(ToolErrorEnvelopeSerializer, description="IDEMPOTENCY_IN_PROGRESS"),
+            502: OpenApiResponse(ToolErrorEnvelopeSerializer, description="UPSTREAM_ERROR"),
+            504: OpenApiResponse(ToolErrorEnvelopeSerializer, description="UPSTREAM_ERROR (timeout)"),
+        },
+        tags=["tools"],
+    )
+    def post(self, request, tool_key: str):
+        call = ExecuteCall(
+            tenant=self.tenant,
+            principal=self.principal,
+            actor=actor_of(request),
+            request_id=request.request_id,
+            tool_key=tool_key,
+            body=request.data,
+            header_key=request.headers.get("Idempotency-Key"),
+        )
+        result = tool_execute(call=call)
+        response = HttpResponse(result.body, status=result.status, content_type="application/json")
+        if result.replayed:
+            response["Idempotent-Replayed"] = "true"
+        return response

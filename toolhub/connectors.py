@@ -1,0 +1,219 @@
+"""Connectors: how a connection of each type becomes a vendor client (`integrations/`), with the
+vault credential it names, per-connector timeouts, and retries for `read` tools only.
+
+Vendor failures become the tool interface's codes here: a vendor 429 is `RATE_LIMITED` (source
+`upstream`), a timeout `UPSTREAM_ERROR` 504, anything else `UPSTREAM_ERROR` 502 with the vendor's
+status, code and message.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import timedelta
+from urllib.parse import urlsplit
+
+from django.conf import settings
+
+from config.api.errors import ApiError
+from integrations.base import VendorClient
+from integrations.errors import VendorError, VendorThrottled, VendorTimeout
+from integrations.http import OutboundRefused
+from toolhub.errors import ConnectionNotFound, UpstreamError, upstream_rate_limited
+from toolhub.models import Connection, RiskLevel
+
+READ_RETRIES = 3
+
+
+@dataclass(frozen=True)
+class Connector:
+    type: str
+    domain: str
+    timeout: tuple[float, float]  # (connect, read) seconds of one vendor request
+    build: Callable[[Connection, object, dict], VendorClient]  # (connection, credential, session options)
+    health: Callable[[VendorClient], None]  # one cheap authenticated read; raises VendorError
+
+    def timeouts(self, connection: Connection) -> tuple[float, float]:
+        """The connector's timeouts, or the connection's own (`connect_timeout`, `read_timeout`)."""
+        connect = connection.settings.get("connect_timeout") or self.timeout[0]
+        read = connection.settings.get("read_timeout") or self.timeout[1]
+        return float(connect), float(read)
+
+    def lease(self, connection: Connection) -> timedelta:
+        """How long a call may take at most: every retry, each at its full timeout."""
+        return timedelta(seconds=sum(self.timeouts(connection)) * (READ_RETRIES + 1))
+
+
+def _secret(credential, name: str) -> str:
+    """A named value of a vault credential: its secrets first, then its (non-secret) metadata."""
+    value = (credential.secrets or {}).get(name) or (credential.metadata or {}).get(name) or ""
+    return str(value)
+
+
+def _basic_pair(credential) -> tuple[str, str]:
+    """basic_auth keeps base64("user:secret") as its access token (api-spec); other types keep the
+    user in metadata and the secret as the access token."""
+    token = credential.access_token or ""
+    if credential.auth_type == "basic_auth":
+        try:
+            user, _, secret = base64.b64decode(token, validate=True).decode().partition(":")
+        except (binascii.Error, UnicodeDecodeError):
+            user, secret = "", ""
+        if user and secret:
+            return user, secret
+    return _secret(credential, "username"), token or _secret(credential, "api_token")
+
+
+_BEARER_TYPES = frozenset({"oauth2_bearer", "bearer_token", "oauth2_client_credentials", "jwt"})
+
+
+def _itsm(connection: Connection, credential, options: dict) -> VendorClient:
+    from integrations.itsm import ItsmClient, ItsmCredentials
+
+    instance = urlsplit(connection.base_url).netloc
+    if credential.auth_type in _BEARER_TYPES and credential.access_token:
+        # The vault keeps the token fresh (refreshing it before handing it over).
+        creds = ItsmCredentials(username="", password="", client_id="", client_secret="")
+        return ItsmClient(
+            instance=instance,
+            credentials=creds,
+            access_token=credential.access_token,
+            session_options=options,
+        )
+    username, password = _basic_pair(credential)
+    creds = ItsmCredentials(
+        username=username,
+        password=_secret(credential, "password") or password,
+        client_id=_secret(credential, "client_id"),
+        client_secret=_secret(credential, "client_secret"),
+        refresh_token=credential.refresh_token or "",
+    )
+    return ItsmClient(instance=instance, credentials=creds, session_options=options)
+
+
+def _wiki(connection: Connection, credential, options: dict) -> VendorClient:
+    from integrations.wikispace import WikiClient
+
+    username, api_token = _basic_pair(credential)
+    return WikiClient(
+        base_url=connection.base_url, username=username, api_token=api_token, session_options=options
+    )
+
+
+def _sitelib(connection: Connection, credential, options: dict) -> VendorClient:
+    from integrations.sitelib import SitelibClient, SitelibCredentials
+
+    creds = SitelibCredentials(
+        cloud_tid=_secret(credential, "cloud_tid"),
+        client_id=_secret(credential, "client_id"),
+        client_secret=_secret(credential, "client_secret"),
+        thumbprint=_secret(credential, "thumbprint"),
+        private_key=_secret(credential, "private_key"),
+    )
+    token = (
+        credential.access_token
+        if credential.auth_type in _BEARER_TYPES - {"oauth2_client_credentials"}
+        else None
+    )
+    return SitelibClient(
+        graph_url=connection.base_url,
+        login_url=connection.settings.get("login_url") or settings.SITELIB_LOGIN_URL,
+        credentials=creds,
+        access_token=token or None,
+        session_options=options,
+    )
+
+
+def _itdocs(connection: Connection, credential, options: dict) -> VendorClient:
+    from integrations.itdocs import ItdocsClient
+
+    api_key = credential.access_token or _secret(credential, "api_key")
+    return ItdocsClient(base_url=connection.base_url, api_key=api_key, session_options=options)
+
+
+CONNECTORS: dict[str, Connector] = {
+    c.type: c
+    for c in [
+        Connector("itsmplatform", "itsm", (5.0, 20.0), _itsm, lambda c: c.incident_probe()),
+        Connector("wikispace", "wiki", (5.0, 20.0), _wiki, lambda c: c.space_probe()),
+        Connector("sitelib", "documents", (5.0, 30.0), _sitelib, lambda c: c.site_probe()),
+        Connector("itdocs", "itdocs", (5.0, 20.0), _itdocs, lambda c: c.organization_probe()),
+    ]
+}
+
+
+def upstream_lease(connection: Connection) -> timedelta:
+    return CONNECTORS[connection.connector].lease(connection)
+
+
+def connector_client(
+    *, connection: Connection, tenant, actor: dict, request_id: str, read: bool
+) -> VendorClient:
+    """A vendor client for one call, authenticated with the connection's vault credential."""
+    from vault.services.use import credential_for_use
+
+    connector = CONNECTORS[connection.connector]
+    try:
+        credential = credential_for_use(
+            tenant=tenant, integration_id=connection.integration_id, actor=actor, request_id=request_id
+        )
+    except ApiError as exc:
+        raise ConnectionNotFound(
+            f"The credential of connection {connection.name!r} cannot be used: {exc.message}",
+            details={"connection_id": connection.public_id, "reason": exc.code},
+        ) from None
+    options = {"timeout": connector.timeouts(connection), "retries": READ_RETRIES if read else 0}
+    return connector.build(connection, credential, options)
+
+
+def upstream_run(*, call, tool) -> object:
+    """Run the tool's implementation for the call's connection against the vendor."""
+    connection = call.connection
+    client = connector_client(
+        connection=connection,
+        tenant=call.tenant,
+        actor=call.actor,
+        request_id=call.request_id,
+        read=tool.risk_level == RiskLevel.READ,
+    )
+    with vendor_errors(), client:
+        return tool.implementations[connection.connector](client, call.input)
+
+
+def connection_probe(*, connection: Connection, tenant, actor: dict, request_id: str) -> None:
+    """The connection test: one authenticated read at the vendor; raises like a tool call."""
+    client = connector_client(
+        connection=connection, tenant=tenant, actor=actor, request_id=request_id, read=True
+    )
+    with vendor_errors(), client:
+        CONNECTORS[connection.connector].health(client)
+
+
+class vendor_errors:
+    """Translate vendor failures into the tool interface's errors."""
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, exc_type, exc, tb) -> bool:
+        if exc is None:
+            return False
+        if isinstance(exc, VendorThrottled):
+            wait = int(exc.retry_after) if exc.retry_after else 1
+            raise upstream_rate_limited(
+                retry_after=wait, status=exc.status or 429, message=exc.message
+            ) from None
+        if isinstance(exc, VendorError):
+            raise UpstreamError(
+                exc.message,
+                status=exc.status,
+                vendor_code=exc.vendor_code,
+                timeout=isinstance(exc, VendorTimeout),
+            ) from None
+        if isinstance(exc, OutboundRefused):
+            raise UpstreamError(
+                f"The connection's address was refused: {exc.reason}", status=None, vendor_code=None
+            ) from None
+        return False

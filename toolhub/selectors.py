@@ -1,0 +1,118 @@
+"""Reads of the tool hub. Every read starts from the tenant's rows: another tenant's object is
+indistinguishable from one that does not exist."""
+
+from __future__ import annotations
+
+import uuid
+from fnmatch import fnmatchcase
+
+from django.db.models import Case, IntegerField, QuerySet, Value, When
+
+from adminops.models import Tenant
+from config.api.errors import InvalidParameter
+from toolhub.errors import ApprovalNotFound, ConnectionNotFound, ToolNotFound
+from toolhub.models import APPROVAL_PREFIX, CONNECTION_PREFIX, Approval, ApprovalPolicy, Connection
+from toolhub.registry import Tool, tool_lookup
+
+
+def tool_get(*, key: str) -> Tool:
+    tool = tool_lookup(key)
+    if tool is None:
+        raise ToolNotFound(f"No tool {key!r}.", details={"tool_key": key[:128]})
+    return tool
+
+
+def parse_public_id(raw: str, prefix: str) -> uuid.UUID | None:
+    """`conn_<hex>` / `apr_<hex>` as the API shows them, or the bare UUID; None for anything else."""
+    value = raw[len(prefix) :] if raw.startswith(prefix) else raw
+    try:
+        return uuid.UUID(value)
+    except (ValueError, AttributeError):
+        return None
+
+
+def _path_id(raw: str, prefix: str, what: str) -> uuid.UUID:
+    parsed = parse_public_id(raw, prefix)
+    if parsed is None:
+        raise InvalidParameter(
+            f"Invalid {what} id.", details={"id": f"Expected {prefix}<32 hex digits> or a UUID."}
+        )
+    return parsed
+
+
+def connection_list(*, tenant: Tenant, domain: str | None = None, status: str | None = None) -> QuerySet:
+    queryset = Connection.objects.filter(tenant=tenant).order_by("domain", "name")
+    if domain:
+        queryset = queryset.filter(domain=domain)
+    if status:
+        queryset = queryset.filter(status=status)
+    return queryset
+
+
+def connection_get(*, tenant: Tenant, connection_id: str) -> Connection:
+    pk = _path_id(connection_id, CONNECTION_PREFIX, "connection")
+    connection = Connection.objects.filter(tenant=tenant, id=pk).first()
+    if connection is None:
+        raise ConnectionNotFound("Connection not found.")
+    return connection
+
+
+def connection_resolve(*, tenant: Tenant, tool: Tool, connection_id: str | None) -> Connection:
+    """The connection a call runs on: the one named, else the domain's default. It must be active,
+    of the tool's domain and of a connector that implements the tool."""
+    if connection_id is not None:
+        pk = parse_public_id(connection_id, CONNECTION_PREFIX)
+        connection = Connection.objects.filter(tenant=tenant, id=pk).first() if pk else None
+        where = f"Connection {connection_id!r} was not found"
+    else:
+        connection = Connection.objects.filter(tenant=tenant, domain=tool.domain, is_default=True).first()
+        where = f"No default connection for the {tool.domain!r} domain"
+    if connection is None:
+        raise ConnectionNotFound(f"{where}.", details={"domain": tool.domain})
+    if connection.status != Connection.Status.ACTIVE:
+        raise ConnectionNotFound(
+            f"The connection for the {tool.domain!r} domain is inactive.",
+            details={"domain": tool.domain, "connection_id": connection.public_id},
+        )
+    if connection.domain != tool.domain or connection.connector not in tool.implementations:
+        raise ConnectionNotFound(
+            f"The connection does not serve the {tool.domain!r} domain with a connector for this tool.",
+            details={"domain": tool.domain, "connection_id": connection.public_id},
+        )
+    return connection
+
+
+def policy_gates(*, tenant: Tenant, tool: Tool) -> bool:
+    """Does this tenant's policy put the tool behind an approval? (DESIGN section 9)"""
+    policy = ApprovalPolicy.objects.filter(tenant=tenant).first()
+    if policy is None:
+        return tool.risk_level in ApprovalPolicy.DEFAULT_GATED
+    if any(fnmatchcase(tool.key, pattern) for pattern in policy.never_gate):
+        return False
+    if any(fnmatchcase(tool.key, pattern) for pattern in policy.always_gate):
+        return True
+    return tool.risk_level in policy.gated_risk_levels
+
+
+def approval_list(*, tenant: Tenant, status: str | None = None, requester_key: str | None = None) -> QuerySet:
+    """Pending first (oldest first: the queue), then decided ones, newest first."""
+    queryset = Approval.objects.filter(tenant=tenant).select_related("connection")
+    if status:
+        queryset = queryset.filter(status=status)
+    if requester_key is not None:
+        queryset = queryset.filter(requester_key=requester_key)
+    pending_first = Case(
+        When(status=Approval.Status.PENDING, then=Value(0)), default=Value(1), output_field=IntegerField()
+    )
+    return queryset.order_by(pending_first, "-created_at")
+
+
+def approval_get(*, tenant: Tenant, approval_id: str, requester_key: str | None = None) -> Approval:
+    pk = _path_id(approval_id, APPROVAL_PREFIX, "approval")
+    queryset = Approval.objects.filter(tenant=tenant, id=pk)
+    if requester_key is not None:
+        queryset = queryset.filter(requester_key=requester_key)
+    approval = queryset.select_related("connection").first()
+    if approval is None:
+        raise ApprovalNotFound("Approval not found.")
+    return approval

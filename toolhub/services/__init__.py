@@ -1,0 +1,1 @@
+"""Writes and side effects of the tool hub, one module per concern."""

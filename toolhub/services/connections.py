@@ -1,0 +1,204 @@
+"""Connections: a tenant's link to one vendor instance for one domain, authenticated by a vault
+credential named by its integrationId. At most one default per domain (a partial unique constraint
+backs it; changing the default happens under row locks in one transaction)."""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from adminops.audit import audit_record
+from adminops.models import Tenant
+from config.api.errors import ApiError, Conflict, value_error
+from config.api.timestamps import iso_ms
+from integrations.http import OutboundRefused, guard_url
+from toolhub.connectors import connection_probe
+from toolhub.models import Connection
+from toolhub.registry import DOMAINS
+
+MAX_SETTINGS_BYTES = 16 * 1024
+_SECRET_NAME = re.compile(r"pass(word)?|secret|token|api[_-]?key|private|credential", re.I)
+UPDATABLE = ("name", "base_url", "integration_id", "is_default", "settings", "status")
+
+
+def connection_create(
+    *,
+    tenant: Tenant,
+    actor: dict,
+    name: str,
+    domain: str,
+    connector: str,
+    base_url: str,
+    integration_id: str,
+    is_default: bool | None = None,
+    settings: dict | None = None,
+    request_id: str = "",
+) -> Connection:
+    _check_domain(domain, connector)
+    _check_url("base_url", base_url)
+    _check_settings(settings or {})
+    _check_credential(tenant, integration_id)
+    connection = Connection(
+        tenant=tenant,
+        name=name,
+        domain=domain,
+        connector=connector,
+        base_url=base_url,
+        integration_id=integration_id,
+        settings=settings or {},
+        created_by=_person(actor),
+    )
+    with _unique_name(name), transaction.atomic():
+        has_default = Connection.objects.filter(tenant=tenant, domain=domain, is_default=True).exists()
+        wants_default = is_default if is_default is not None else not has_default
+        if wants_default:
+            _clear_default(tenant, domain)
+        connection.is_default = wants_default
+        connection.save(force_insert=True)
+        _audit(
+            connection, "CONNECTION_CREATED", actor, request_id, {"domain": domain, "connector": connector}
+        )
+    return connection
+
+
+def connection_update(
+    *, tenant: Tenant, connection: Connection, actor: dict, changes: dict, request_id: str = ""
+) -> Connection:
+    if "status" in changes and changes["status"] not in Connection.Status.values:
+        raise value_error("status", "Must be one of: active, inactive.", v2_type="value_error.const")
+    if "base_url" in changes:
+        _check_url("base_url", changes["base_url"])
+    if "settings" in changes:
+        _check_settings(changes["settings"])
+    if "integration_id" in changes:
+        _check_credential(tenant, changes["integration_id"])
+    with _unique_name(changes.get("name", "")), transaction.atomic():
+        locked = Connection.objects.select_for_update().get(id=connection.id, tenant=tenant)
+        changed = {k: v for k, v in changes.items() if k in UPDATABLE and getattr(locked, k) != v}
+        if changed.get("is_default"):
+            _clear_default(tenant, locked.domain)
+        for name, value in changed.items():
+            setattr(locked, name, value)
+        locked.save()
+        _audit(locked, "CONNECTION_UPDATED", actor, request_id, {"changed": sorted(changed)})
+    return locked
+
+
+def connection_delete(*, tenant: Tenant, connection: Connection, actor: dict, request_id: str = "") -> None:
+    with transaction.atomic():
+        _audit(connection, "CONNECTION_DELETED", actor, request_id, {"domain": connection.domain})
+        Connection.objects.filter(id=connection.id, tenant=tenant).delete()
+
+
+def connection_test(*, tenant: Tenant, connection: Connection, actor: dict, request_id: str = "") -> dict:
+    """A real authenticated read at the vendor. The answer says how it went; it is kept on the
+    connection (`last_check_*`)."""
+    started = time.perf_counter()
+    error: dict | None = None
+    try:
+        connection_probe(connection=connection, tenant=tenant, actor=actor, request_id=request_id)
+    except ApiError as exc:
+        error = {"code": exc.code, "message": exc.message, "details": exc.details}
+    now = timezone.now()
+    message = error["message"][:500] if error else "The vendor answered."
+    Connection.objects.filter(id=connection.id).update(
+        last_checked_at=now, last_check_ok=error is None, last_check_message=message
+    )
+    return {
+        "connection_id": connection.public_id,
+        "healthy": error is None,
+        "checked_at": iso_ms(now),
+        "latency_ms": int((time.perf_counter() - started) * 1000),
+        "error": error,
+    }
+
+
+def _clear_default(tenant: Tenant, domain: str) -> None:
+    current = Connection.objects.select_for_update().filter(tenant=tenant, domain=domain, is_default=True)
+    for row in current:  # lock, then clear: two concurrent default changes queue here
+        Connection.objects.filter(id=row.id).update(is_default=False)
+
+
+class _unique_name:
+    """A duplicate name (the unique constraint) is a 409 naming the field; the default constraint
+    cannot fire because the old default is cleared under lock first."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, exc_type, exc, tb) -> bool:
+        if isinstance(exc, IntegrityError):
+            raise Conflict(
+                f"A connection named {self.name!r} already exists.",
+                code="CONNECTION_ALREADY_EXISTS",
+                details={"name": self.name},
+            ) from None
+        return False
+
+
+def _check_domain(domain: str, connector: str) -> None:
+    if domain not in DOMAINS:
+        raise value_error("domain", f"Unknown domain; allowed: {', '.join(sorted(DOMAINS))}.")
+    if connector not in DOMAINS[domain]:
+        raise value_error("connector", f"The {domain} domain is served by: {', '.join(DOMAINS[domain])}.")
+
+
+def _check_url(field: str, url: str) -> None:
+    try:
+        guard_url(url, unresolvable_ok=True)
+    except OutboundRefused as exc:
+        raise value_error(
+            field, f"The URL is not allowed: {exc.reason}", v2_type="value_error.url.host"
+        ) from None
+
+
+def _check_settings(settings: dict) -> None:
+    if len(json.dumps(settings)) > MAX_SETTINGS_BYTES:
+        raise value_error("settings", "Settings may hold at most 16 KiB of JSON.")
+    secretish = sorted(k for k in settings if _SECRET_NAME.search(str(k)))
+    if secretish:
+        raise value_error(
+            "settings", f"Secrets belong in the vault credential, not in settings ({', '.join(secretish)})."
+        )
+    for name in ("connect_timeout", "read_timeout"):
+        value = settings.get(name)
+        if value is not None and (
+            isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value <= 120
+        ):
+            raise value_error(("settings", name), "Seconds, a number above 0 and at most 120.")
+    if "login_url" in settings:
+        if not isinstance(settings["login_url"], str):
+            raise value_error(("settings", "login_url"), "Must be a URL string.")
+        _check_url("settings.login_url", settings["login_url"])
+
+
+def _check_credential(tenant: Tenant, integration_id: str) -> None:
+    from vault.selectors import credential_get_by_integration
+
+    try:
+        credential_get_by_integration(tenant=tenant, integration_id=integration_id)
+    except ApiError:
+        raise value_error("integrationId", "No credential with this integrationId in this tenant.") from None
+
+
+def _person(actor: dict) -> dict:
+    return {"type": actor.get("type"), "id": actor.get("id"), "name": actor.get("name")}
+
+
+def _audit(connection: Connection, action: str, actor: dict, request_id: str, details: dict) -> None:
+    audit_record(
+        tenant=connection.tenant,
+        action=action,
+        category="tools",
+        actor=actor,
+        resource={"type": "connection", "id": connection.public_id, "name": connection.name},
+        details=details,
+        request_id=request_id,
+    )
