@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import random
 import threading
+import time
 from collections import defaultdict
 from datetime import datetime
 
@@ -32,6 +34,7 @@ from ingestion.store.base import StoreUnavailable, sort_key
 logger = logging.getLogger(__name__)
 
 PAGE_SIZE = 1000  # the service's maximum entities per response
+MAX_WRITE_ATTEMPTS = 20  # optimistic-concurrency rounds before giving up (503)
 BATCH_SIZE = 100  # the service's maximum operations per transaction (one partition each)
 _FIELDS = [
     "platform_domain",
@@ -70,7 +73,7 @@ class AzureTablesStore:
         with _unavailable_on_error("record"):
             self._ensure_table()
             entity = _entity(report)
-            for _ in range(5):
+            for attempt in range(MAX_WRITE_ATTEMPTS):
                 # Optimistic concurrency: read, then write conditioned on the ETag (or on absence),
                 # so two workers recording the same file both count.
                 stored = self._get(entity["PartitionKey"], entity["RowKey"])
@@ -87,7 +90,7 @@ class AzureTablesStore:
                     )
                     return _as_record(report.tenant_id, entity)
                 except (ResourceExistsError, ResourceModifiedError):
-                    continue
+                    time.sleep(random.uniform(0, 0.01 * (attempt + 1)))  # let the other writer finish
             raise StoreUnavailable()
 
     def remove(self, *, tenant_id: str, content_type: str, file_id: str) -> bool:

@@ -245,3 +245,25 @@ def test_file_ids_with_key_unsafe_characters_are_stored(store):
     store.record(report("t1", weird))
     [record] = listed(store, "t1").items
     assert record.file_id == weird and record.retry_count == 2
+
+
+@pytest.mark.django_db(transaction=True)
+def test_concurrent_repeats_of_one_file_are_all_counted(store, settings):
+    from concurrent.futures import ThreadPoolExecutor
+
+    from django.db import connection
+
+    if store.name == "orm" and connection.vendor == "sqlite":
+        pytest.skip("SQLite serialises writers; the concurrent case runs on PostgreSQL")
+
+    def fail_three_times(worker: int) -> None:
+        try:
+            for attempt in range(3):
+                store.record(report("t1", "shared.pdf", minutes=worker * 10 + attempt))
+        finally:
+            connection.close()
+
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        list(pool.map(fail_three_times, range(4)))
+    [record] = listed(store, "t1").items
+    assert record.retry_count == 12
