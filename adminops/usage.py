@@ -15,7 +15,6 @@ import logging
 import time
 from datetime import UTC, datetime
 
-from django.conf import settings
 from django.core.cache import cache
 from django.db.models import F
 from django.utils import timezone
@@ -72,27 +71,30 @@ class _RedisStore:
 
     def __init__(self, client) -> None:
         self.client = client
-        self.prefix = settings.CACHES["default"].get("KEY_PREFIX", "") + ":"
+
+    @staticmethod
+    def _key(name: str) -> str:
+        return cache.make_key(name)  # the cache's own naming, so its prefix and clear() cover these
 
     def note(self, counters: dict[str, int], values: dict[str, str], first: dict[str, str]) -> None:
         pipe = self.client.pipeline(transaction=False)
         for name, ttl in counters.items():
-            pipe.incr(self.prefix + name)
-            pipe.expire(self.prefix + name, ttl)
+            pipe.incr(self._key(name))
+            pipe.expire(self._key(name), ttl)
         for name, value in values.items():
-            pipe.set(self.prefix + name, value, ex=_MONTH_TTL)
+            pipe.set(self._key(name), value, ex=_MONTH_TTL)
         for name, value in first.items():
-            pipe.set(self.prefix + name, value, ex=_MONTH_TTL, nx=True)
+            pipe.set(self._key(name), value, ex=_MONTH_TTL, nx=True)
         pipe.execute()
 
     def take(self, names: list[str]) -> list[int]:
         pipe = self.client.pipeline(transaction=True)
         for name in names:
-            pipe.getdel(self.prefix + name)
+            pipe.getdel(self._key(name))
         return [int(v or 0) for v in pipe.execute()]
 
     def read(self, names: list[str]) -> list[str | None]:
-        values = self.client.mget([self.prefix + n for n in names])
+        values = self.client.mget([self._key(n) for n in names])
         return [None if v is None else v.decode() for v in values]
 
 
