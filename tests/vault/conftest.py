@@ -55,3 +55,14 @@ def oauth_provider(settings):
     settings.OUTBOUND_ALLOW_PRIVATE_NETWORKS = True
     with FakeOAuthProvider() as provider:
         yield provider
+
+
+@pytest.fixture(autouse=True)
+def _fresh_keyring():
+    """Each test starts with no unwrapped keys and an unverified keyring, as a new process would
+    (the database rows behind the process caches are rolled back between tests)."""
+    from vault import keyring
+
+    keyring.forget_cached_keys()
+    yield
+    keyring.forget_cached_keys()
