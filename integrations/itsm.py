@@ -109,19 +109,24 @@ class ItsmClient(VendorClient):
 
     # ---- tables
     def table(self, table: str, *, fields: list[str], query: str = "") -> Iterator[dict]:
-        """Every record of a table (offset paging until a short page)."""
-        for page in range(MAX_PAGES):
+        """Every record of a table. Offset paging: the instance may cap a page below the limit
+        asked for, so the end is an empty page or the `X-Total-Count` it reports."""
+        offset = 0
+        for _ in range(MAX_PAGES):
             params = {
                 "sysparm_fields": ",".join(fields),
                 "sysparm_limit": PAGE_SIZE,
-                "sysparm_offset": page * PAGE_SIZE,
+                "sysparm_offset": offset,
                 "sysparm_exclude_reference_link": "true",
             }
             if query:
                 params["sysparm_query"] = query
-            rows = self.get_json(f"/api/now/table/{table}", params=params).get("result") or []
-            yield from (row for row in rows if isinstance(row, dict))
-            if len(rows) < PAGE_SIZE:
+            response = self.request("GET", f"/api/now/table/{table}", params=params)
+            rows = [row for row in self.json_of(response).get("result") or [] if isinstance(row, dict)]
+            yield from rows
+            offset += len(rows)
+            total = response.headers.get("X-Total-Count", "")
+            if not rows or (total.isdigit() and offset >= int(total)):
                 return
 
     def counts_by(self, table: str, *, group_by: str) -> dict[str, int]:
