@@ -93,6 +93,7 @@ def _isolate_celery() -> None:
             "data_folder_in": folder,
             "data_folder_out": folder,
             "processed_folder": folder,
+            "control_folder": folder,
             "store_processed": False,
         }
 
