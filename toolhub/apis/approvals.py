@@ -13,6 +13,7 @@ from config.api.validation import validated
 from config.api.views import TenantAPIView
 from toolhub.access import APPROVALS_DECIDE, APPROVALS_READ
 from toolhub.apis.connections import _choice
+from toolhub.apis.fields import StringField
 from toolhub.apis.shapes import ApprovalList, ApprovalShape, approval_data
 from toolhub.models import Approval
 from toolhub.selectors import approval_get, approval_list
@@ -60,7 +61,7 @@ class ApprovalDetailApi(TenantAPIView):
 
 
 class DecisionInput(serializers.Serializer):
-    reason = serializers.CharField(required=False, allow_blank=True, max_length=2000, default="")
+    reason = StringField(required=False, allow_blank=True, max_length=2000, default="")
 
     class Meta:
         ref_name = "ApprovalDecisionInput"

@@ -13,6 +13,7 @@ from config.api.schema import tool_envelope
 from config.api.validation import validated
 from config.api.views import TenantAPIView
 from toolhub.access import CONNECTIONS_READ, CONNECTIONS_WRITE
+from toolhub.apis.fields import StrictBooleanField, StringField, UrlStringField
 from toolhub.apis.shapes import ConnectionList, ConnectionShape, ConnectionTest, connection_data
 from toolhub.models import Connection
 from toolhub.registry import DOMAINS
@@ -26,12 +27,12 @@ from toolhub.services.connections import (
 
 
 class ConnectionCreateInput(serializers.Serializer):
-    name = serializers.CharField(max_length=255)
+    name = StringField(max_length=255)
     domain = serializers.ChoiceField(choices=sorted(DOMAINS))
-    connector = serializers.CharField(max_length=32)
-    base_url = serializers.URLField(max_length=500)
-    integrationId = serializers.CharField(max_length=255)
-    is_default = serializers.BooleanField(required=False)
+    connector = StringField(max_length=32)
+    base_url = UrlStringField(max_length=500)
+    integrationId = StringField(max_length=255)
+    is_default = StrictBooleanField(required=False)
     settings = serializers.DictField(required=False)
 
     class Meta:
@@ -39,14 +40,14 @@ class ConnectionCreateInput(serializers.Serializer):
 
 
 class ConnectionUpdateInput(serializers.Serializer):
-    name = serializers.CharField(max_length=255, required=False)
-    base_url = serializers.URLField(max_length=500, required=False)
-    integrationId = serializers.CharField(max_length=255, required=False)
-    is_default = serializers.BooleanField(required=False)
+    name = StringField(max_length=255, required=False)
+    base_url = UrlStringField(max_length=500, required=False)
+    integrationId = StringField(max_length=255, required=False)
+    is_default = StrictBooleanField(required=False)
     settings = serializers.DictField(required=False)
     # A plain string (checked by the service): a ChoiceField's enum would collide in the schema with
     # the other "status" enums.
-    status = serializers.CharField(required=False, help_text="active or inactive")
+    status = StringField(required=False, help_text="active or inactive")
 
     class Meta:
         ref_name = "ConnectionUpdateInput"
