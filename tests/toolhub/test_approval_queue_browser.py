@@ -1,0 +1,95 @@
+"""The approval queue in a real browser: a staff approver signs in to the Django admin, approves the
+pending call from the queue, and the caller's repeat then executes."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+import requests
+
+from tests import factories
+from tests.toolhub.support import EXEC_URL
+from toolhub.models import Approval, ApprovalPolicy
+
+CHROMIUM = Path("/usr/bin/chromium")
+ORG_LIST = EXEC_URL.format("itdocs.organization.list")
+
+pytestmark = [
+    pytest.mark.skipif(
+        not CHROMIUM.exists(), reason="needs /usr/bin/chromium (Debian package chromium; CI installs it)"
+    ),
+    pytest.mark.django_db(transaction=True),
+]
+
+
+@pytest.fixture
+def browser():
+    sync_api = pytest.importorskip(
+        "playwright.sync_api", reason="needs Playwright for Python (requirements-dev)"
+    )
+    # Playwright's sync API runs an event loop in this thread; Django refuses ORM calls from a thread
+    # with a running loop unless told that this is deliberate (the test's own ORM calls are synchronous).
+    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+    with sync_api.sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(
+            executable_path=str(CHROMIUM),
+            headless=True,
+            args=[
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--no-first-run",
+            ],
+        )
+        try:
+            yield chromium
+        finally:
+            chromium.close()
+            os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
+
+
+def test_a_staff_approver_approves_from_the_admin_queue_and_the_repeat_runs(
+    browser, live_server, tenant, exec_key, itdocs_connection, itdocs_fake
+):
+    ApprovalPolicy.objects.create(tenant=tenant, gated_risk_levels=[], always_gate=["itdocs.*"])
+    factories.make_user(tenant, ["approver"], username="alice", is_staff=True)
+    _grant_queue_access("alice")
+    headers = {"Authorization": f"Bearer {exec_key}", "x-tenantid": str(tenant.id)}
+    body = {"input": {"name": "Acme Corp"}, "idempotency_key": "ticket-7"}
+    gate = requests.post(live_server.url + ORG_LIST, json=body, headers=headers, timeout=10)
+    assert gate.status_code == 202 and gate.json()["error"]["code"] == "APPROVAL_REQUIRED"
+
+    page = browser.new_page()
+    page.goto(live_server.url + "/admin/login/?next=/admin/toolhub/approval/")
+    page.fill("#id_username", "alice")
+    page.fill("#id_password", factories.PASSWORD)
+    page.click("input[type=submit]")
+    page.wait_for_selector("#result_list")
+    assert "itdocs.organization.list" in page.inner_text("#result_list")
+    page.check("#result_list tbody tr:first-child input.action-select")
+    page.select_option("select[name=action]", "approve_selected")
+    page.click("button[name=index]")
+    page.wait_for_selector(".messagelist")
+    assert "approved" in page.inner_text(".messagelist")
+
+    assert Approval.objects.get().status == "approved"
+    ran = requests.post(live_server.url + ORG_LIST, json=body, headers=headers, timeout=10)
+    assert ran.status_code == 200, ran.text
+    assert ran.json()["data"]["organizations"][0]["name"] == "Acme Corp"
+    assert len(itdocs_fake.requests_to("^/organizations$")) == 1
+
+
+def _grant_queue_access(username: str) -> None:
+    """Staff see the admin pages their Django permissions allow; the queue needs the approval ones."""
+    from django.contrib.auth.models import Permission
+
+    from adminops.models import User
+
+    user = User.objects.get(username=username)
+    user.user_permissions.add(
+        *Permission.objects.filter(content_type__app_label="toolhub", codename__endswith="approval")
+    )
