@@ -89,12 +89,18 @@ class SitelibClient(VendorClient):
     platform = PLATFORM
 
     def __init__(
-        self, *, graph_url: str, login_url: str, credentials: SitelibCredentials, max_workers: int = 8
+        self,
+        *,
+        graph_url: str,
+        login_url: str,
+        credentials: SitelibCredentials,
+        max_workers: int | None = None,
     ) -> None:
         super().__init__(base_url=graph_url)
         self.login_url = login_url.rstrip("/")
         self.credentials = credentials
-        self.max_workers = max_workers
+        if max_workers is not None:
+            self.max_workers = max_workers
         self._token: str | None = None
         self._token_lock = threading.Lock()
 

@@ -137,6 +137,9 @@ class FakeVendor:
 def _handler_for(fake: FakeVendor):
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
+        # Headers and body leave in separate writes; with Nagle on, the body waits for the
+        # client's delayed ACK (~40 ms a response), which would swamp any latency knob.
+        disable_nagle_algorithm = True
 
         def log_message(self, *args):
             pass
