@@ -65,6 +65,8 @@ class AzureTablesStore:
             read_timeout=20,
             retry_total=2,
             retry_backoff_factor=0.4,
+            # The SDK logs every request and response at INFO; that belongs in DEBUG here.
+            http_logging_level=logging.DEBUG,
         )
         self._ready = False
         self._lock = threading.Lock()

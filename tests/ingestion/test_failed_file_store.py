@@ -267,3 +267,12 @@ def test_concurrent_repeats_of_one_file_are_all_counted(store, settings):
         list(pool.map(fail_three_times, range(4)))
     [record] = listed(store, "t1").items
     assert record.retry_count == 12
+
+
+def test_store_calls_leave_no_request_logs_at_info(store, caplog):
+    import logging
+
+    caplog.set_level(logging.INFO)
+    store.record(report("t1", "doc"))
+    listed(store, "t1")
+    assert [r.getMessage()[:80] for r in caplog.records if r.name.startswith("azure")] == []
