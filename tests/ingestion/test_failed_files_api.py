@@ -182,9 +182,20 @@ def test_missing_fields_are_all_listed_at_once(store, client_for, integrator, te
     assert {e["type"] for e in detail} == {"value_error.missing"}
 
 
-def test_a_body_that_is_not_json_is_refused_with_a_4xx(store, client_for, integrator, tenant):
+def test_a_body_that_is_not_json_is_a_422(store, client_for, integrator, tenant):
     response = client_for(integrator, tenant).post(URL, "{not json", content_type="application/json")
-    assert 400 <= response.status_code < 500 and "detail" in response.json()
+    assert_v2_validation(response, ["body"], "value_error.jsondecode")
+
+
+def test_a_body_that_is_not_an_object_is_a_422(store, client_for, integrator, tenant):
+    response = client_for(integrator, tenant).post(URL, ["sitelib"], format="json")
+    assert_v2_validation(response, ["body"], "type_error.dict")
+
+
+def test_null_fields_are_422_not_allowed(store, client_for, integrator, tenant):
+    response = post(client_for(integrator, tenant), {"vectordb_config": None, "platform_type": None})
+    assert_v2_validation(response, ["body", "vectordb_config"], "type_error.none.not_allowed")
+    assert_v2_validation(response, ["body", "platform_type"], "type_error.none.not_allowed")
 
 
 def test_it_needs_credentials(store, client_for, tenant):
