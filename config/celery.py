@@ -14,6 +14,14 @@ app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
 
 
+@app.task(name="ops.touch", ignore_result=True)
+def touch(counter_key: str) -> None:
+    """A trivial task: one cache increment. The load harness queues many to measure the queue."""
+    from django.core.cache import cache
+
+    cache.incr(counter_key)
+
+
 @app.on_after_finalize.connect
 def _schedule_jobs(sender, **kwargs):
     from adminops.jobs import beat_schedule

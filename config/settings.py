@@ -239,6 +239,9 @@ IDEMPOTENCY_RETENTION_HOURS = env.int("IDEMPOTENCY_RETENTION_HOURS", default=24)
 APPROVAL_TTL_HOURS = env.int("APPROVAL_TTL_HOURS", default=24)
 AUDIT_HMAC_KEY = env("AUDIT_HMAC_KEY", default=None) or SECRET_KEY
 
+# The load harness's baseline endpoints (bench/views.py); never on in production.
+BENCH_ENDPOINTS = env.bool("BENCH_ENDPOINTS", default=False)
+
 # Security headers and cookies; see docs/configuration.md.
 SESSION_COOKIE_SECURE = env.bool("DJANGO_SECURE_COOKIES", default=False)
 CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE

@@ -1,0 +1,231 @@
+"""The load harness behind `bench/run` (see docs/performance.md).
+
+It starts the service as in production (gunicorn with WEB_WORKERS x WEB_THREADS, DEBUG off,
+PostgreSQL and Redis on this machine, a Celery worker), seeds a tenant (bench/seed.py), then loads
+each scenario with wrk from a separate process on loopback, and prints one table: requests/s, p50,
+p99, errors, and the ratio to the baseline measured in the same run on the same server.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import requests
+
+from bench.scenarios import SCENARIOS, Scenario
+
+ROOT = Path(__file__).resolve().parent.parent
+BIN = Path(sys.executable).parent
+PORT = int(os.environ.get("BENCH_PORT", "8089"))
+BASE = f"http://127.0.0.1:{PORT}"
+WEB_WORKERS = os.environ.get("BENCH_WEB_WORKERS", "2")
+WEB_THREADS = os.environ.get("BENCH_WEB_THREADS", "1")
+WRK_THREADS, WRK_CONNECTIONS = "2", "16"
+
+
+@dataclass
+class Result:
+    scenario: Scenario
+    rps: float
+    p50_ms: float
+    p99_ms: float
+    errors: int
+    requests: int
+
+
+def bench_env() -> dict:
+    env = dict(os.environ)
+    env |= {
+        "DJANGO_DEBUG": "false",
+        "DJANGO_SECRET_KEY": "bench-secret-key-not-for-production-0123456789abcdef",
+        "VAULT_MASTER_KEYS": "bench1:YmVuY2gtbWFzdGVyLWtleS1ub3QtZm9yLXByb2QhISE=",
+        "DATABASE_URL": os.environ.get("BENCH_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/bench"),
+        "REDIS_URL": os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/9"),
+        "CACHE_KEY_PREFIX": "bench",
+        "DJANGO_LOG_LEVEL": "WARNING",
+        "BENCH_ENDPOINTS": "true",
+        "OUTBOUND_ALLOW_PRIVATE_NETWORKS": "true",
+        "RATE_LIMIT_PER_KEY": "100000000/m",
+        "RATE_LIMIT_PER_TENANT": "100000000/m",
+        "VAR_DIR": str(ROOT / "var" / "bench"),
+    }
+    return env
+
+
+def run(cmd: list[str], env: dict, **kw) -> subprocess.CompletedProcess:
+    return subprocess.run(cmd, cwd=ROOT, env=env, check=True, **kw)
+
+
+def reset_database(env: dict) -> None:
+    name = env["DATABASE_URL"].rsplit("/", 1)[1]
+    run(["psql", "-h", "127.0.0.1", "-U", "postgres", "-q", "-c", f"DROP DATABASE IF EXISTS {name}"], env)
+    run(["psql", "-h", "127.0.0.1", "-U", "postgres", "-q", "-c", f"CREATE DATABASE {name}"], env)
+    run(["redis-cli", "-u", env["REDIS_URL"], "FLUSHDB"], env, stdout=subprocess.DEVNULL)
+    run([sys.executable, "manage.py", "migrate", "--no-input", "-v", "0"], env)
+
+
+def seed(env: dict) -> dict:
+    out = run([sys.executable, "-m", "bench.seed"], env, capture_output=True, text=True).stdout
+    return json.loads(out.strip().splitlines()[-1])
+
+
+@contextmanager
+def service(env: dict):
+    web = subprocess.Popen(
+        [
+            str(BIN / "gunicorn"),
+            "config.wsgi",
+            "--bind",
+            f"127.0.0.1:{PORT}",
+            "--workers",
+            WEB_WORKERS,
+            "--threads",
+            WEB_THREADS,
+            "--worker-class",
+            "gthread" if WEB_THREADS != "1" else "sync",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    worker = subprocess.Popen(
+        [str(BIN / "celery"), "-A", "config", "worker", "--loglevel", "WARNING", "--concurrency", "2"],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        _wait_up()
+        yield web
+    finally:
+        for process in (web, worker):
+            process.send_signal(signal.SIGTERM)
+        for process in (web, worker):
+            process.wait(timeout=30)
+
+
+def _wait_up() -> None:
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            if requests.get(BASE + "/health", timeout=2).status_code == 200:
+                return
+        except requests.ConnectionError:
+            pass
+        time.sleep(0.3)
+    raise SystemExit("the service did not start")
+
+
+def load(scenario: Scenario, context: dict, seconds: int) -> Result:
+    context = context | {"i": "{i}", "n": "{n}"}  # left for request.lua to fill per request
+    env = dict(os.environ)
+    env |= {
+        "BENCH_METHOD": scenario.method,
+        "BENCH_PATH": scenario.path.format(**context),
+        "BENCH_BODY": scenario.body.format(**context) if scenario.body else "",
+        "BENCH_HEADERS": "\n".join(f"{k}: {v.format(**context)}" for k, v in scenario.headers.items()),
+        "BENCH_PICK": str(scenario.pick or 0),
+    }
+    if not scenario.body:
+        env.pop("BENCH_BODY")
+    cmd = [
+        "wrk",
+        "-t",
+        WRK_THREADS,
+        "-c",
+        str(scenario.connections or WRK_CONNECTIONS),
+        "-d",
+        f"{seconds}s",
+        "--timeout",
+        "10s",
+        "-s",
+        str(ROOT / "bench" / "lua" / "request.lua"),
+        BASE,
+    ]
+    out = subprocess.run(cmd, env=env, capture_output=True, text=True, check=True).stdout
+    summary = json.loads([line for line in out.splitlines() if line.startswith("{")][-1])
+    return Result(
+        scenario,
+        rps=summary["requests"] / (summary["duration_us"] / 1e6),
+        p50_ms=summary["p50_us"] / 1000,
+        p99_ms=summary["p99_us"] / 1000,
+        errors=summary["errors"],
+        requests=summary["requests"],
+    )
+
+
+def peak_rss_mb(master_pid: int) -> float:
+    """The highest peak RSS (VmHWM) among the gunicorn workers of this master."""
+    peaks = []
+    for status in Path("/proc").glob("[0-9]*/status"):
+        try:
+            text = status.read_text()
+        except OSError:
+            continue
+        fields = dict(line.split(":", 1) for line in text.splitlines() if ":" in line)
+        if fields.get("PPid", "").strip() == str(master_pid) and "VmHWM" in fields:
+            peaks.append(int(fields["VmHWM"].split()[0]) / 1024)
+    return max(peaks, default=0.0)
+
+
+def print_table(results: list[Result], extra: list[tuple[str, str]]) -> None:
+    by_name = {r.scenario.name: r for r in results}
+    header = (
+        f"{'scenario':<34} {'req/s':>9} {'p50 ms':>8} {'p99 ms':>8} {'errors':>7} {'ratio':>7} {'target':>7}"
+    )
+    print(header)
+    print("-" * len(header))
+    for result in results:
+        baseline = by_name.get(result.scenario.baseline or "")
+        ratio = f"{result.rps / baseline.rps:.2f}" if baseline else ""
+        target = f">={result.scenario.target:.2f}" if result.scenario.target else ""
+        print(
+            f"{result.scenario.name:<34} {result.rps:>9.0f} {result.p50_ms:>8.2f} {result.p99_ms:>8.2f} "
+            f"{result.errors:>7} {ratio:>7} {target:>7}"
+        )
+    for name, value in extra:
+        print(f"{name:<34} {value}")
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--seconds", type=int, default=10)
+    parser.add_argument("--only", action="append", default=[])
+    args = parser.parse_args(argv)
+    env = bench_env()
+    Path(env["VAR_DIR"]).mkdir(parents=True, exist_ok=True)
+    reset_database(env)
+    context = seed(env)
+    scenarios = [s for s in SCENARIOS if not args.only or s.name in args.only or s.baseline_only]
+    results: list[Result] = []
+    extra: list[tuple[str, str]] = []
+    with service(env) as web:
+        for scenario in scenarios:
+            load(scenario, context, 2)  # warm-up: connections, caches, the database's pages
+            results.append(load(scenario, context, args.seconds))
+        extra.append(("gunicorn worker peak RSS", f"{peak_rss_mb(web.pid):.0f} MB"))
+        jobs = run(
+            [sys.executable, "-m", "bench.jobs", context["tenant_id"]], env, capture_output=True, text=True
+        )
+        extra += [tuple(pair) for pair in json.loads(jobs.stdout.strip().splitlines()[-1])]
+    print(
+        f"\nbench/run on {os.cpu_count()} cores; gunicorn {WEB_WORKERS} workers x {WEB_THREADS} threads; "
+        f"wrk {WRK_THREADS} threads, {WRK_CONNECTIONS} connections, {args.seconds}s per scenario\n"
+    )
+    print_table(results, extra)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

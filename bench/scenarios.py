@@ -1,0 +1,87 @@
+"""The scenarios of issue 8 and their targets, each a ratio to a baseline measured in the same run.
+
+Placeholders: {tenant_id}, {api_key}, {credential_id}, ... come from bench/seed.py; inside bodies,
+literal braces are doubled. "{i}" picks a seeded credential at random, "{n}" is unique per request
+(both filled by bench/lua/request.lua).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+AUTH = {"X-API-Key": "{api_key}", "x-tenantid": "{tenant_id}", "Accept": "application/json"}
+JSON = {**AUTH, "Content-Type": "application/json"}
+
+
+@dataclass(frozen=True)
+class Scenario:
+    name: str
+    method: str
+    path: str
+    headers: dict = field(default_factory=lambda: dict(AUTH))
+    body: str | None = None
+    baseline: str | None = None  # name of the scenario this one is compared with
+    target: float | None = None  # minimum ratio of requests/s to the baseline
+    pick: int | None = None  # "{i}" ranges over [0, pick)
+    connections: int | None = None
+    baseline_only: bool = False  # always run, even with --only
+
+
+SEEDED = 10_000
+
+SCENARIOS: list[Scenario] = [
+    Scenario("baseline: bare envelope", "GET", "/bench/baseline/bare", baseline_only=True),
+    Scenario(
+        "baseline: pk SELECT", "GET", "/bench/baseline/select/bench-{i}", pick=SEEDED, baseline_only=True
+    ),
+    Scenario(
+        "baseline: INSERT pair",
+        "POST",
+        "/bench/baseline/insert",
+        baseline_only=True,
+        headers=dict(JSON),
+        body='{{"integrationId": "base-{n}"}}',
+    ),
+    Scenario(
+        "credential details",
+        "GET",
+        "/api/v1/credentials/bench-{i}/details",
+        pick=SEEDED,
+        baseline="baseline: pk SELECT",
+        target=0.7,
+    ),
+    Scenario(
+        "credential decrypted GET",
+        "GET",
+        "/api/v1/credentials/bench-{i}",
+        pick=SEEDED,
+        baseline="baseline: INSERT pair",
+        target=0.8,
+    ),
+    Scenario(
+        "credential store",
+        "POST",
+        "/api/v1/credentials",
+        headers=dict(JSON),
+        body='{{"integrationId": "store-{n}", "credentialName": "bench", "authType": "api_key", '
+        '"accessToken": "tok-{n}", "scopes": ["read"]}}',
+        baseline="baseline: INSERT pair",
+        target=0.7,
+    ),
+    Scenario(
+        "credential list (page of 50)",
+        "GET",
+        "/api/v1/credentials?limit=50",
+        baseline="baseline: pk SELECT",
+        target=0.5,
+    ),
+    Scenario(
+        "failed files (5,000 records)",
+        "POST",
+        "/v2/cloudstore/failed-files",
+        headers=dict(JSON),
+        body='{{"vectordb_config": {{"platform_domain": "bench.test", "tenant_id": "{tenant_id}"}}, '
+        '"platform_type": "sitelib"}}',
+        connections=4,
+    ),
+]
