@@ -10,7 +10,7 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers
 
 from adminops.access import ADMIN_READ, ADMIN_WRITE, AUDIT_READ, SUPER_ADMIN_ONLY
-from adminops.apis.fields import obj, record, text, when
+from adminops.apis.fields import has_control, obj, record, text, when
 from adminops.audit import actor_of
 from adminops.jobs import JOB_SPECS, job_trigger
 from adminops.models import AuditEntry, Tenant
@@ -98,10 +98,10 @@ class TenantDetailApi(TenantAPIView):
         changes = {k: v for k, v in data.items() if k != "settings"}
         if "settings" in data:
             raw = request.data["settings"]
-            if len(str(raw)) > 16 * 1024:
+            if len(str(raw)) > 16 * 1024 or has_control(raw):
                 from config.api.errors import value_error
 
-                raise value_error("settings", "settings may hold at most 16 KiB of JSON.")
+                raise value_error("settings", "settings: at most 16 KiB of JSON, no control characters.")
             changes["settings"] = raw  # replaced whole, unknown keys kept as sent
         tenant = svc.tenant_update(
             tenant=tenant, changes=changes, actor=actor_of(request), request_id=request.request_id
@@ -205,6 +205,9 @@ class AuditLogListApi(TenantAPIView):
         params = request.query_params
         page = page_request(request)
         filters = {name: params.get(name, "")[:200] for name in _TEXT_FILTERS}
+        for name, value in filters.items():
+            if has_control(value):
+                raise InvalidParameter(f"Invalid {name} parameter.", details={name: "No control characters."})
         filters["from"], filters["to"] = _moment(params, "from"), _moment(params, "to")
         entries, pagination = paginate(
             audit_entries(tenant_id=self._tenant_id(params.get("tenantId")), filters=filters), page

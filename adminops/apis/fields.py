@@ -17,6 +17,7 @@ class ListOrCommaField(serializers.Field):
         "invalid": "Expected an array of strings or a comma-separated string.",
         "max_items": "At most {max_items} items.",
         "max_item_length": "Each item may have at most {max_length} characters.",
+        "control": "Items may not contain control characters.",
     }
 
     def __init__(self, *, max_items: int = 100, max_item_length: int = 200, **kwargs):
@@ -33,6 +34,8 @@ class ListOrCommaField(serializers.Field):
             self.fail("max_items", max_items=self.max_items)
         if any(len(i) > self.max_item_length for i in items):
             self.fail("max_item_length", max_length=self.max_item_length)
+        if any(has_control(i) for i in items):
+            self.fail("control")
         return items
 
     def to_representation(self, value):
@@ -61,3 +64,14 @@ def when(**kwargs) -> serializers.CharField:
 
 
 PERSON = OpenApiTypes.OBJECT
+
+
+def has_control(value) -> bool:
+    """True when a string anywhere in `value` holds a control character (PostgreSQL refuses NUL)."""
+    if isinstance(value, str):
+        return any(ord(ch) < 32 for ch in value)
+    if isinstance(value, dict):
+        return any(has_control(k) or has_control(v) for k, v in value.items())
+    if isinstance(value, list):
+        return any(has_control(v) for v in value)
+    return False

@@ -15,7 +15,7 @@ from rest_framework.parsers import FormParser
 from rest_framework.response import Response
 
 from adminops.access import ADMIN_READ, ADMIN_WRITE
-from adminops.apis.fields import obj, record, strings, text, when
+from adminops.apis.fields import has_control, obj, record, strings, text, when
 from adminops.audit import actor_of, client_ip
 from adminops.models import OAuthClient
 from adminops.people import tenant_ref
@@ -454,10 +454,17 @@ def _client_credentials(request, form) -> tuple[str, str, bool]:
             raise svc.OAuthError(
                 "invalid_client", "Malformed Basic credentials.", status=401, basic=True
             ) from None
-        return unquote(client_id), unquote(secret), True
+        return _plain(unquote(client_id), True), _plain(unquote(secret), True), True
     if not posted_id:
         raise svc.OAuthError("invalid_client", "Client authentication is required.", status=401, basic=True)
-    return posted_id, posted_secret or "", False
+    return _plain(posted_id, False), _plain(posted_secret or "", False), False
+
+
+def _plain(value: str, basic: bool) -> str:
+    """Client ids and secrets are short printable strings; anything else cannot match one."""
+    if len(value) > 256 or has_control(value):
+        raise svc.OAuthError("invalid_client", "Client authentication failed.", status=401, basic=basic)
+    return value
 
 
 def _oauth_error_response(exc) -> Response | None:

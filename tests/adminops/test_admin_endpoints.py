@@ -315,3 +315,21 @@ def test_job_stats_come_from_run_records(as_root):
 def test_job_stats_of_bad_and_unknown_names(as_root):
     assert_error(as_root.get(JOBS + "/bad-name!/stats"), 400, "INVALID_PARAMETER")
     assert_error(as_root.get(JOBS + "/noSuchJob/stats"), 404, "JOB_NOT_FOUND")
+
+
+def test_control_characters_never_reach_the_database(as_owner, tenant):
+    assert_error(as_owner.get(LOGS + "?action=A%00B"), 400, "INVALID_PARAMETER")
+    assert_error(
+        as_owner.patch(tenant_url(tenant), {"settings": {"theme\u0000": "dark"}}, format="json"),
+        422,
+        "VALIDATION_ERROR",
+    )
+    assert_error(
+        as_owner.post(
+            "/api/v1/api-keys",
+            {"name": "k", "scopes": "tools:execute", "environment": "live", "toolPatterns": ["itsm.\u0000"]},
+            format="json",
+        ),
+        422,
+        "VALIDATION_ERROR",
+    )

@@ -291,3 +291,8 @@ def test_principal_shape_is_kept_for_tool_authorisation(registered, tenant):
     principal = _token_principal(oauth_token_lookup(raw))
     assert principal.kind == "oauth_client" and principal.has_scope("admin:read")
     assert not principal.may_run_tool("itsm.tickets.create")
+
+
+def test_control_characters_in_client_credentials_are_invalid_client(registered):
+    response = _post({"grant_type": "client_credentials", "client_id": "client_\x00x", "client_secret": "s"})
+    assert response.status_code == 401 and response.json()["error"] == "invalid_client"
