@@ -17,6 +17,31 @@ from integrations.errors import VendorDenied, VendorRejected
 PLATFORM = "itsmplatform"
 PAGE_SIZE = 100
 MAX_PAGES = 1000
+# Fields the tool hub's incident and knowledge tools read.
+INCIDENT_FIELDS = [
+    "sys_id",
+    "number",
+    "short_description",
+    "description",
+    "state",
+    "priority",
+    "urgency",
+    "impact",
+    "category",
+    "assignment_group",
+    "assigned_to",
+    "caller_id",
+    "opened_at",
+    "sys_updated_on",
+]
+ARTICLE_FIELDS = [
+    "sys_id",
+    "number",
+    "short_description",
+    "kb_knowledge_base",
+    "workflow_state",
+    "sys_updated_on",
+]
 # A host name or IPv4 address with an optional port: the instance is named without scheme or path.
 _HOST = re.compile(r"^(?=.{1,253}(?::\d{1,5})?$)[a-z0-9](?:[a-z0-9.-]*[a-z0-9])?(?::\d{1,5})?$", re.I)
 
@@ -46,10 +71,18 @@ class KnowledgeBase:
 class ItsmClient(VendorClient):
     platform = PLATFORM
 
-    def __init__(self, *, instance: str, credentials: ItsmCredentials) -> None:
-        super().__init__(base_url=f"https://{instance}")
+    def __init__(
+        self,
+        *,
+        instance: str,
+        credentials: ItsmCredentials,
+        access_token: str | None = None,
+        session_options: dict | None = None,
+    ) -> None:
+        super().__init__(base_url=f"https://{instance}", session_options=session_options)
         self.credentials = credentials
-        self._token: str | None = None
+        # A token the caller already holds (the tool hub's, kept fresh by the vault) skips the grant.
+        self._token: str | None = access_token or None
 
     # ---- authentication
     def token(self) -> str:
@@ -155,3 +188,56 @@ class ItsmClient(VendorClient):
             )
             for row in rows
         ]
+
+    # ---- incidents and knowledge articles (the tool hub's ITSM tools)
+    def _table_params(self, fields: list[str], **extra) -> dict:
+        return {"sysparm_fields": ",".join(fields), "sysparm_exclude_reference_link": "true", **extra}
+
+    def incident_get(self, sys_id: str) -> dict:
+        body = self.get_json(f"/api/now/table/incident/{sys_id}", params=self._table_params(INCIDENT_FIELDS))
+        return body.get("result") or {}
+
+    def incident_find(self, number: str) -> dict | None:
+        params = self._table_params(
+            INCIDENT_FIELDS, sysparm_query=f"number={query_value(number)}", sysparm_limit=1
+        )
+        rows = self.get_json("/api/now/table/incident", params=params).get("result") or []
+        return rows[0] if rows else None
+
+    def incident_list(self, *, query: str, limit: int, offset: int) -> list[dict]:
+        params = self._table_params(INCIDENT_FIELDS, sysparm_limit=limit, sysparm_offset=offset)
+        if query:
+            params["sysparm_query"] = query
+        return list(self.get_json("/api/now/table/incident", params=params).get("result") or [])
+
+    def incident_create(self, fields: dict) -> dict:
+        response = self.request(
+            "POST", "/api/now/table/incident", params=self._table_params(INCIDENT_FIELDS), json=fields
+        )
+        return self.json_of(response).get("result") or {}
+
+    def incident_update(self, sys_id: str, fields: dict) -> dict:
+        response = self.request(
+            "PATCH",
+            f"/api/now/table/incident/{sys_id}",
+            params=self._table_params(INCIDENT_FIELDS),
+            json=fields,
+        )
+        return self.json_of(response).get("result") or {}
+
+    def incident_delete(self, sys_id: str) -> None:
+        self.request("DELETE", f"/api/now/table/incident/{sys_id}")
+
+    def incident_probe(self) -> None:
+        self.get_json("/api/now/table/incident", params={"sysparm_fields": "sys_id", "sysparm_limit": 1})
+
+    def knowledge_search(self, *, text: str, limit: int) -> list[dict]:
+        term = query_value(text)
+        query = f"workflow_state=published^short_descriptionLIKE{term}^ORtextLIKE{term}"
+        params = self._table_params(ARTICLE_FIELDS, sysparm_query=query, sysparm_limit=limit)
+        return list(self.get_json("/api/now/table/kb_knowledge", params=params).get("result") or [])
+
+
+def query_value(text: str) -> str:
+    """A value inside an encoded query: `^` separates conditions and cannot be escaped, so drop it."""
+    return text.replace("^", " ").strip()

@@ -30,8 +30,10 @@ class Space:
 class WikiClient(VendorClient):
     platform = PLATFORM
 
-    def __init__(self, *, base_url: str, username: str, api_token: str) -> None:
-        super().__init__(base_url=base_url)
+    def __init__(
+        self, *, base_url: str, username: str, api_token: str, session_options: dict | None = None
+    ) -> None:
+        super().__init__(base_url=base_url, session_options=session_options)
         self._auth = (username, api_token)
 
     def prepare_session(self, session) -> None:
@@ -92,6 +94,37 @@ class WikiClient(VendorClient):
             return urljoin(base.rstrip("/") + "/", nxt.lstrip("/"))
         return urljoin(root, nxt)
 
+    # ---- pages (the tool hub's wiki tools)
+    def page_search(self, *, text: str, space_key: str | None, limit: int) -> dict:
+        """Pages matching `text` through CQL (the v1 content search; v2 has no CQL)."""
+        cql = f'type = page AND text ~ "{cql_string(text)}"'
+        if space_key:
+            cql += f' AND space = "{cql_string(space_key)}"'
+        return self.get_json(
+            "/rest/api/content/search", params={"cql": cql, "limit": limit, "expand": "space"}
+        )
+
+    def page_get(self, page_id: str) -> dict:
+        return self.get_json(f"/api/v2/pages/{page_id}", params={"body-format": "storage"})
+
+    def page_create(self, *, space_id: str, title: str, body: str, parent_id: str | None) -> dict:
+        page = {
+            "spaceId": space_id,
+            "status": "current",
+            "title": title,
+            "body": {"representation": "storage", "value": body},
+        }
+        if parent_id:
+            page["parentId"] = parent_id
+        return self.json_of(self.request("POST", "/api/v2/pages", json=page))
+
+    def space_probe(self) -> None:
+        """The cheapest authenticated read (a connection test)."""
+        try:
+            self.get_json("/api/v2/spaces", params={"limit": 1})
+        except VendorNotFound:
+            self.get_json("/rest/api/space", params={"limit": 1})
+
 
 def _space(raw: dict) -> Space:
     return Space(
@@ -100,3 +133,8 @@ def _space(raw: dict) -> Space:
         type="personal" if str(raw.get("type", "")).lower() == "personal" else "global",
         status=str(raw.get("status") or "current"),
     )
+
+
+def cql_string(value: str) -> str:
+    """A value inside a double-quoted CQL string."""
+    return value.replace("\\", "\\\\").replace('"', '\\"')
