@@ -4,3 +4,6 @@ from django.apps import AppConfig
 class KnowledgeConfig(AppConfig):
     name = "knowledge"
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        from knowledge import seeding  # noqa: F401  (registers the demo source rules)

@@ -18,9 +18,24 @@ from integrations.itsm import ItsmClient, ItsmCredentials
 from integrations.sitelib import Drive, Folder, Site, SitelibClient, SitelibCredentials
 from integrations.wikispace import WikiClient
 from knowledge.errors import UpstreamUnavailable, platform_call
+from knowledge.models import SourceRule
 from knowledge.selectors import SourceRules, site_url_key, source_rules_get
 
 ALL_FOLDERS = "*"
+
+
+def source_rule_ensure(
+    *, tenant: Tenant, kind: str, target: str, value: str, audiences: list[str] | None = None, note: str = ""
+) -> SourceRule:
+    """Operators write rules in the Django admin; this is for seeding and scripts (idempotent)."""
+    rule, _ = SourceRule.objects.get_or_create(
+        tenant=tenant,
+        kind=kind,
+        target=target,
+        value=value,
+        defaults={"audiences": audiences or [], "note": note},
+    )
+    return rule
 
 
 @dataclass(frozen=True)
