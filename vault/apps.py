@@ -7,7 +7,7 @@ class VaultConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from vault import checks, jobs, keyring  # noqa: F401  (registers the checks and the jobs)
+        from vault import checks, jobs, keyring, seeding  # noqa: F401  (registers checks, jobs, demo data)
 
         # A malformed VAULT_MASTER_KEYS stops every process at start-up (ImproperlyConfigured);
         # a wrong key stops `migrate` (checks.py) and answers 503 on first use (keyring.py).

@@ -82,3 +82,12 @@ def test_the_rotation_check_marks_credentials_due_once(admin_api, tenant):
     cred_id = Credential.objects.get(integration_id="itsm-prod-001").public_id
     assert_ok(admin_api.post(f"{URL}/{cred_id}/rotate", {"accessToken": "new"}, format="json"))
     assert assert_ok(admin_api.get(f"{URL}/itsm-prod-001/details"))["rotationDue"] is False
+
+
+def test_seed_demo_adds_a_demo_credential_once(tenant):
+    from vault.seeding import seed_vault_demo
+
+    seed_vault_demo(tenant)
+    seed_vault_demo(tenant)
+    [demo] = Credential.objects.filter(tenant=tenant)
+    assert demo.integration_id == "itsm-demo-001" and demo.access_token is not None
