@@ -28,6 +28,7 @@ from integrations.errors import CredentialsInvalid, VendorDenied, VendorTimeout,
 from integrations.http import outbound_session
 
 PLATFORM = "sitelib"
+ITEM_FIELDS = "id,name,webUrl,size,file,folder,lastModifiedDateTime,parentReference"
 _GUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", re.I)
 _DOMAIN = re.compile(r"^(?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$", re.I)
 _SHA1_HEX = re.compile(r"^[0-9a-f]{40}$", re.I)
@@ -95,13 +96,16 @@ class SitelibClient(VendorClient):
         login_url: str,
         credentials: SitelibCredentials,
         max_workers: int | None = None,
+        access_token: str | None = None,
+        session_options: dict | None = None,
     ) -> None:
-        super().__init__(base_url=graph_url)
+        super().__init__(base_url=graph_url, session_options=session_options)
         self.login_url = login_url.rstrip("/")
         self.credentials = credentials
         if max_workers is not None:
             self.max_workers = max_workers
-        self._token: str | None = None
+        # A token the caller already holds (the tool hub's, kept fresh by the vault) skips msal.
+        self._token: str | None = access_token or None
         self._token_lock = threading.Lock()
 
     # ---- authentication
@@ -238,6 +242,21 @@ class SitelibClient(VendorClient):
             f"/drives/{_segment(drive_id)}/root/children", {"$select": "id,name,webUrl,folder"}
         )
         return [_folder(item) for item in items if "folder" in item and item.get("id")]
+
+    # ---- files (the tool hub's document tools)
+    def drive_search(self, drive_id: str, *, text: str, top: int) -> list[dict]:
+        """One page of a drive's items matching `text` (names, content and metadata)."""
+        term = quote(text.replace("'", "''"), safe="")
+        path = f"/drives/{_segment(drive_id)}/root/search(q='{term}')"
+        body = self.get_json(path, params={"$top": top, "$select": ITEM_FIELDS})
+        return [item for item in body.get("value") or [] if isinstance(item, dict)]
+
+    def drive_item(self, drive_id: str, item_id: str) -> dict:
+        return self.get_json(f"/drives/{_segment(drive_id)}/items/{_segment(item_id)}")
+
+    def site_probe(self) -> None:
+        """The cheapest authenticated read (a connection test)."""
+        self.get_json("/sites", params={"search": "*", "$top": 1})
 
 
 def _segment(value: str) -> str:

@@ -1,0 +1,77 @@
+"""The registry and GET /api/v1/tools: thirteen tools over four domains, checked schemas."""
+
+from __future__ import annotations
+
+import pytest
+from django.core.exceptions import ImproperlyConfigured
+
+from tests.helpers import assert_tool_error
+from tests.toolhub.support import assert_tool_ok
+from toolhub.registry import Tool, registry_problems, tool_register, tools_all
+
+
+def test_the_shipped_tools_cover_four_domains_and_pass_the_start_up_check():
+    tools = tools_all()
+    assert len(tools) >= 12
+    assert {t.domain for t in tools} == {"itsm", "wiki", "documents", "itdocs"}
+    assert registry_problems() == []
+
+
+@pytest.mark.parametrize(
+    ("change", "problem"),
+    [
+        (
+            {
+                "input_schema": {
+                    "type": "object",
+                    "properties": {"a": {"type": "nonsense"}},
+                    "additionalProperties": False,
+                }
+            },
+            "input schema",
+        ),
+        ({"input_schema": {"type": "object"}}, "additionalProperties"),
+        ({"risk_level": "spicy"}, "risk level"),
+        ({"key": "Bad Key"}, "key"),
+        ({"implementations": {"wikispace": None}}, "connectors"),
+    ],
+)
+def test_a_bad_definition_is_refused_at_registration(change, problem):
+    fields = {
+        "key": "itsm.test.thing",
+        "name": "t",
+        "description": "t",
+        "domain": "itsm",
+        "risk_level": "read",
+        "version": "1",
+        "input_schema": {"type": "object", "additionalProperties": False},
+        "output_schema": {"type": "object"},
+        "implementations": {"itsmplatform": None},
+    } | change
+    with pytest.raises(ImproperlyConfigured, match=problem):
+        tool_register(Tool(**fields))
+
+
+def test_any_member_lists_tools_and_filters_by_domain(client_for, tenant, teammate):
+    client = client_for(teammate, tenant)
+    data = assert_tool_ok(client.get("/api/v1/tools"))["data"]
+    assert data["total"] == len(data["tools"]) >= 12
+    assert "input_schema" not in data["tools"][0]
+    wiki = assert_tool_ok(client.get("/api/v1/tools?domain=wiki"))["data"]["tools"]
+    assert {t["tool_key"] for t in wiki} == {"wiki.page.search", "wiki.page.get", "wiki.page.create"}
+    assert_tool_error(client.get("/api/v1/tools?domain=crm"), 400, "INVALID_PARAMETER")
+
+
+def test_a_tool_definition_has_its_schemas_risk_and_connectors(client_for, tenant, exec_key):
+    data = assert_tool_ok(client_for(exec_key, tenant).get("/api/v1/tools/itsm.incident.delete"))["data"]
+    assert data["risk_level"] == "destructive" and data["connectors"] == ["itsmplatform"]
+    assert data["input_schema"]["additionalProperties"] is False and data["output_schema"]["type"] == "object"
+
+
+def test_an_unknown_tool_is_tool_not_found(client_for, tenant, teammate):
+    assert_tool_error(client_for(teammate, tenant).get("/api/v1/tools/nope.nope.nope"), 404, "TOOL_NOT_FOUND")
+
+
+def test_tools_need_a_member_of_the_tenant(client_for, tenant, outsider):
+    assert_tool_error(client_for(outsider, tenant).get("/api/v1/tools"), 403, "FORBIDDEN")
+    assert_tool_error(client_for(None, tenant).get("/api/v1/tools"), 401, "UNAUTHORIZED")
