@@ -280,3 +280,15 @@ def test_rotate_errors(admin_api, viewer_api, stored):
     assert_error(viewer_api.post(url, {"accessToken": "x"}, format="json"), 403, "FORBIDDEN")
     assert_ok(admin_api.delete(item_url(stored)))
     assert_error(admin_api.post(url, {"accessToken": "x"}, format="json"), 409, "CREDENTIAL_ALREADY_DELETED")
+
+
+def test_details_decrypted_get_and_store_cost_a_fixed_number_of_queries(
+    admin_api, stored, django_assert_max_num_queries
+):
+    assert_ok(admin_api.get(f"{URL}/itsm-prod-001"))  # the process has unwrapped the tenant's DEK now
+    with django_assert_max_num_queries(3):  # user, membership, the credential
+        assert_ok(admin_api.get(f"{URL}/itsm-prod-001/details"))
+    with django_assert_max_num_queries(11):  # + access-count UPDATE + the audit chain's three statements
+        assert_ok(admin_api.get(f"{URL}/itsm-prod-001"))
+    with django_assert_max_num_queries(11):  # + active DEK version, INSERT, the audit
+        assert_ok(admin_api.post(URL, store_body(integrationId="another"), format="json"))
