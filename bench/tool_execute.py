@@ -1,0 +1,105 @@
+"""The hub's added latency on execute: `itdocs.configuration.get` through POST
+/api/v1/tools/{tool_key}/execute (Django test client: authentication, tenancy, rate limit, tool,
+permission, connection, schema checks, vault decryption, execution record, audit) beside the same
+vendor call made directly with the same client against the same fast loopback fake.
+
+    .venv/bin/python -m bench.tool_execute [--calls 300] [--idempotent]
+
+Runs on DATABASE_URL's engine (a throwaway test database is created and dropped).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import time
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+os.environ.setdefault("DJANGO_DEBUG", "false")
+os.environ.setdefault("DJANGO_SECRET_KEY", "bench-only-secret-key-0123456789abcdef0123456789abcdef")
+os.environ.setdefault("VAULT_MASTER_KEYS", "bench1:AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=")
+os.environ.setdefault("DJANGO_LOG_LEVEL", "ERROR")
+os.environ.setdefault("RATE_LIMIT_PER_KEY", "100000/m")
+os.environ.setdefault("RATE_LIMIT_PER_TENANT", "100000/m")
+
+import django
+
+django.setup()
+
+from django.conf import settings  # noqa: E402
+from django.test.utils import setup_databases, setup_test_environment, teardown_databases  # noqa: E402
+from rest_framework.test import APIClient  # noqa: E402
+
+from integrations.itdocs import ItdocsClient  # noqa: E402
+from tests import factories  # noqa: E402
+from tests.fakes.itdocs import FakeItdocs  # noqa: E402
+from tests.toolhub.support import make_connection, make_credential  # noqa: E402
+
+
+def percentile(values: list[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(share * (len(ordered) - 1)))]
+
+
+def timed(function, calls: int) -> list[float]:
+    times = []
+    for index in range(calls):
+        started = time.perf_counter()
+        function(index)
+        times.append((time.perf_counter() - started) * 1000)
+    return times
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--calls", type=int, default=300)
+    parser.add_argument("--idempotent", action="store_true", help="send a fresh idempotency key per call")
+    options = parser.parse_args()
+    settings.OUTBOUND_ALLOW_PRIVATE_NETWORKS = True
+    setup_test_environment()
+    databases = setup_databases(verbosity=0, interactive=False)
+    try:
+        with FakeItdocs() as fake:
+            report(fake, options)
+    finally:
+        teardown_databases(databases, verbosity=0)
+
+
+def report(fake: FakeItdocs, options) -> None:
+    config_id = fake.add_configuration(fake.add_organization("Bench"), "srv-01")
+    tenant = factories.make_tenant("bench")
+    _key, raw = factories.make_api_key(tenant, ["tools:execute"])
+    make_credential(tenant, "itdocs-bench", access_token=fake.api_key)
+    make_connection(tenant, fake.url, integration_id="itdocs-bench")
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {raw}", HTTP_X_TENANTID=str(tenant.id))
+    url = "/api/v1/tools/itdocs.configuration.get/execute"
+
+    def hub(index: int) -> None:
+        body = {"input": {"configuration_id": config_id}}
+        if options.idempotent:
+            body["idempotency_key"] = f"bench-{index}"
+        assert client.post(url, body, format="json").status_code == 200
+
+    direct_client = ItdocsClient(base_url=fake.url, api_key=fake.api_key)
+
+    def direct(_index: int) -> None:
+        direct_client.configuration(config_id)
+
+    timed(hub, 20), timed(direct, 20)  # warm both paths (imports, connection pools, caches)
+    hub_ms, direct_ms = timed(hub, options.calls), timed(direct, options.calls)
+    print(
+        f"engine={settings.DATABASES['default']['ENGINE'].rsplit('.', 1)[-1]} calls={options.calls} "
+        f"idempotent={options.idempotent}"
+    )
+    for name, values in (("execute via hub", hub_ms), ("fake directly", direct_ms)):
+        print(f"{name:16} p50={statistics.median(values):7.2f} ms  p99={percentile(values, 0.99):7.2f} ms")
+    print(
+        f"{'hub adds':16} p50={statistics.median(hub_ms) - statistics.median(direct_ms):7.2f} ms  "
+        f"p99={percentile(hub_ms, 0.99) - percentile(direct_ms, 0.99):7.2f} ms"
+    )
+
+
+if __name__ == "__main__":
+    main()
