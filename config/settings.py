@@ -247,6 +247,16 @@ SESSION_COOKIE_SECURE = env.bool("DJANGO_SECURE_COOKIES", default=False)
 CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
 SECURE_CONTENT_TYPE_NOSNIFF = True
 X_FRAME_OPTIONS = "DENY"
+# HTTPS switches for production behind TLS (off by default so `make run` works over plain http).
+SECURE_SSL_REDIRECT = env.bool("DJANGO_SECURE_SSL_REDIRECT", default=False)
+# Load-balancer probes often speak plain http to the instance: health never redirects.
+SECURE_REDIRECT_EXEMPT = [r"^health$", r"^api/v1/health$"]
+SECURE_HSTS_SECONDS = env.int("DJANGO_SECURE_HSTS_SECONDS", default=0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env.bool("DJANGO_SECURE_HSTS_INCLUDE_SUBDOMAINS", default=False)
+SECURE_HSTS_PRELOAD = env.bool("DJANGO_SECURE_HSTS_PRELOAD", default=False)
+if env.bool("DJANGO_TRUST_X_FORWARDED_PROTO", default=False):
+    # Only behind a proxy that sets (and strips client-sent) X-Forwarded-Proto.
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 
 LOGGING = {
     "version": 1,
