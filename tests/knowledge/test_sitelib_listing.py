@@ -353,3 +353,23 @@ def test_the_cloud_tid_may_be_a_domain(admin_client, identity, estate):
     )
     assert admin_client.post(URL, body, format="json").status_code == 200
     assert CLOUD_TID not in identity.token_requests()[0].path
+
+
+def test_the_pool_threads_never_open_a_database_connection(admin_client, tenant, estate):
+    import threading
+
+    from django.db.backends.signals import connection_created
+
+    opened_in: list[str] = []
+
+    def record(sender, connection, **kwargs):
+        opened_in.append(threading.current_thread().name)
+
+    SourceRule.objects.create(tenant=tenant, kind="block", target="drive", value="b!none")
+    connection_created.connect(record)
+    try:
+        response = admin_client.post(URL, sitelib_body(blacklisted=True, folders=["*"]), format="json")
+    finally:
+        connection_created.disconnect(record)
+    assert response.status_code == 200
+    assert not [name for name in opened_in if name.startswith("sitelib-io")]
