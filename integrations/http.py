@@ -138,8 +138,18 @@ class OutboundSession(requests.Session):
 
     `request(..., idempotent=True)` lets a POST be retried (a token request, a search)."""
 
-    def __init__(self, *, timeout=DEFAULT_TIMEOUT, retries: int = 3, retry_budget: float = 30.0) -> None:
+    def __init__(
+        self,
+        *,
+        timeout=DEFAULT_TIMEOUT,
+        retries: int = 3,
+        retry_budget: float = 30.0,
+        retry_posts: bool = False,
+    ) -> None:
         super().__init__()
+        # For a session whose POSTs are all safe to repeat (token grants made by a library such as
+        # msal, which cannot pass `idempotent=True` itself).
+        self.retry_posts = retry_posts
         self.default_timeout = timeout
         self.retries = retries
         self.retry_budget = retry_budget
@@ -152,7 +162,11 @@ class OutboundSession(requests.Session):
 
     def request(self, method, url, *args, idempotent: bool | None = None, **kwargs):
         kwargs.setdefault("timeout", self.default_timeout)
-        retryable = method.upper() in IDEMPOTENT_METHODS if idempotent is None else idempotent
+        if idempotent is None:
+            idempotent = method.upper() in IDEMPOTENT_METHODS or (
+                self.retry_posts and method.upper() == "POST"
+            )
+        retryable = idempotent
         deadline = time.monotonic() + self.retry_budget
         attempt = 0
         while True:

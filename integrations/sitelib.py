@@ -118,7 +118,7 @@ class SitelibClient(VendorClient):
     def _acquire_token(self) -> str:
         credential = self._msal_credential()
         scope = "{0.scheme}://{0.netloc}/.default".format(urlsplit(self.base_url))
-        with outbound_session() as http:
+        with outbound_session(retry_posts=True) as http:  # a client-credentials grant creates nothing
             try:
                 app = msal.ConfidentialClientApplication(
                     self.credentials.client_id,

@@ -373,3 +373,20 @@ def test_the_pool_threads_never_open_a_database_connection(admin_client, tenant,
         connection_created.disconnect(record)
     assert response.status_code == 200
     assert not [name for name in opened_in if name.startswith("sitelib-io")]
+
+
+def test_a_throttled_token_request_is_retried(admin_client, identity, estate):
+    identity.queue_reply(
+        Reply(429, {"error": "temporarily_unavailable"}, {"Retry-After": "0"}), path="/token$"
+    )
+    response = admin_client.post(URL, sitelib_body(), format="json")
+    assert response.status_code == 200, response.json()
+    assert len(identity.token_requests()) == 2
+
+
+def test_a_root_site_url_resolves_the_hosts_root_site(admin_client, graph, estate):
+    root = graph.add_site("/", "Contoso")
+    graph.add_drive(root, "Documents")
+    response = admin_client.post(URL, sitelib_body(site_urls=["https://contoso.sitelib.test"]), format="json")
+    assert names(response) == ["Contoso"]
+    assert len(graph.requests_to(r"/v1\.0/sites/contoso\.sitelib\.test$")) == 1
