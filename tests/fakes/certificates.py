@@ -19,11 +19,11 @@ class AppCertificate:
     public_key: object
 
 
-def make_app_certificate(common_name: str = "listing-app") -> AppCertificate:
-    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+def self_signed(key, common_name: str, *, extensions: list[tuple[object, bool]] = ()) -> x509.Certificate:
+    """A certificate for `key`, signed by itself, valid from yesterday for 30 days."""
     name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, common_name)])
     now = datetime.datetime.now(datetime.UTC)
-    cert = (
+    builder = (
         x509.CertificateBuilder()
         .subject_name(name)
         .issuer_name(name)
@@ -31,8 +31,15 @@ def make_app_certificate(common_name: str = "listing-app") -> AppCertificate:
         .serial_number(x509.random_serial_number())
         .not_valid_before(now - datetime.timedelta(days=1))
         .not_valid_after(now + datetime.timedelta(days=30))
-        .sign(key, hashes.SHA256())
     )
+    for extension, critical in extensions:
+        builder = builder.add_extension(extension, critical=critical)
+    return builder.sign(key, hashes.SHA256())
+
+
+def make_app_certificate(common_name: str = "listing-app") -> AppCertificate:
+    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    cert = self_signed(key, common_name)
     pem = key.private_bytes(
         serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
     ).decode()

@@ -8,7 +8,6 @@ and serves HTTPS with a self-signed certificate for 127.0.0.1/localhost (`tls=Tr
 
 from __future__ import annotations
 
-import datetime
 import json
 import re
 import ssl
@@ -186,29 +185,20 @@ def _make_certificate() -> tuple[str, str]:
     import ipaddress
 
     from cryptography import x509
-    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives import serialization
     from cryptography.hazmat.primitives.asymmetric import ec
-    from cryptography.x509.oid import NameOID
+
+    from tests.fakes.certificates import self_signed
 
     key = ec.generate_private_key(ec.SECP256R1())
-    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "localhost")])
-    now = datetime.datetime.now(datetime.UTC)
-    cert = (
-        x509.CertificateBuilder()
-        .subject_name(name)
-        .issuer_name(name)
-        .public_key(key.public_key())
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(now - datetime.timedelta(days=1))
-        .not_valid_after(now + datetime.timedelta(days=30))
-        .add_extension(
-            x509.SubjectAlternativeName(
-                [x509.DNSName("localhost"), x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]
-            ),
-            critical=False,
-        )
-        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
-        .sign(key, hashes.SHA256())
+    loopback = [x509.DNSName("localhost"), x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]
+    cert = self_signed(
+        key,
+        "localhost",
+        extensions=[
+            (x509.SubjectAlternativeName(loopback), False),
+            (x509.BasicConstraints(ca=True, path_length=None), True),
+        ],
     )
     folder = Path(tempfile.mkdtemp(prefix="fake-tls-"))
     (folder / "cert.pem").write_bytes(cert.public_bytes(serialization.Encoding.PEM))
