@@ -12,6 +12,7 @@ from rest_framework.authentication import BaseAuthentication, get_authorization_
 from rest_framework_simplejwt.authentication import JWTAuthentication
 from rest_framework_simplejwt.exceptions import InvalidToken, TokenError
 
+from adminops.authcache import cached_lookup
 from adminops.keys import api_key_hash, keyed_hash, looks_like_api_key, looks_like_oauth_token
 from adminops.models import ApiKey, OAuthAccessToken, OAuthClient, ServiceAccount
 from adminops.netaddr import ip_allowed
@@ -34,8 +35,11 @@ def bearer_token(request) -> str | None:
 
 class ApiKeyAuthentication(BaseAuthentication):
     def authenticate(self, request):
-        raw = request.META.get("HTTP_X_API_KEY") or bearer_token(request)
+        header = request.META.get("HTTP_X_API_KEY")
+        raw = header or bearer_token(request)
         if not raw or not looks_like_api_key(raw):
+            if header:  # a credential that was sent is checked, never skipped for the Bearer one
+                raise NotAuthenticated("Invalid API key.", headers={"WWW-Authenticate": BEARER_CHALLENGE})
             return None
         key = api_key_lookup(raw)
         if key is None:
@@ -59,20 +63,31 @@ class ApiKeyAuthentication(BaseAuthentication):
 
 
 def api_key_lookup(raw: str) -> ApiKey | None:
-    """The usable key for a raw value: the current key, or the previous one inside its grace period."""
+    """The usable key for a raw value: the current key, or the previous one inside its grace period.
+    The row comes from the lookup cache (adminops.authcache); the time checks run on every call."""
     digest = api_key_hash(raw)
+    key = cached_lookup(digest, _api_key_row)
+    if key is None:
+        return None
     now = timezone.now()
-    key = ApiKey.objects.select_related("tenant").filter(key_hash=digest).first()
-    if key is not None and hmac.compare_digest(key.key_hash, digest):
+    if hmac.compare_digest(key.key_hash, digest):
         return key if key.usable_at(now) else None
-    key = (
-        ApiKey.objects.select_related("tenant")
-        .filter(previous_key_hash=digest, previous_valid_until__gt=now)
-        .first()
-    )
-    if key is None or not hmac.compare_digest(key.previous_key_hash, digest):
+    in_grace = key.previous_valid_until is not None and key.previous_valid_until > now
+    if not in_grace or not hmac.compare_digest(key.previous_key_hash, digest):
         return None
     return key if key.usable_at(now) else None
+
+
+def _api_key_row(digest: str) -> ApiKey | None:
+    """The key whose current hash, or whose previous hash inside its grace period, is `digest`."""
+    key = ApiKey.objects.select_related("tenant").filter(key_hash=digest).first()
+    if key is not None:
+        return key
+    return (
+        ApiKey.objects.select_related("tenant")
+        .filter(previous_key_hash=digest, previous_valid_until__gt=timezone.now())
+        .first()
+    )
 
 
 class OAuthTokenAuthentication(BaseAuthentication):

@@ -7,7 +7,27 @@ from django.db import models
 from django.utils import timezone
 
 
-class TenantQuerySet(models.QuerySet):
+class AuthCachedQuerySet(models.QuerySet):
+    """Bulk writes to rows that authentication caches (API keys, tenants) make the cached lookups
+    stale at once (adminops.authcache); `save()` and deletes do it through signals."""
+
+    def update(self, **kwargs):
+        from adminops.authcache import changes_matter, invalidate_all
+
+        updated = super().update(**kwargs)
+        if updated and changes_matter(self.model, kwargs):
+            invalidate_all()
+        return updated
+
+    def delete(self):
+        from adminops.authcache import invalidate_all
+
+        result = super().delete()
+        invalidate_all()
+        return result
+
+
+class TenantQuerySet(AuthCachedQuerySet):
     def active(self):
         return self.filter(status=Tenant.Status.ACTIVE)
 
@@ -110,6 +130,8 @@ class ApiKey(models.Model):
     last_used_ip = models.CharField(max_length=45, blank=True)
     revoked_at = models.DateTimeField(null=True, blank=True)
     revoked_by = models.JSONField(default=dict, blank=True)  # actor {id, name, email}
+
+    objects = AuthCachedQuerySet.as_manager()
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["tenant", "name"], name="api_key_tenant_name_unique")]
