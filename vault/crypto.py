@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import os
 from dataclasses import dataclass
+from functools import lru_cache
 
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
@@ -44,9 +45,20 @@ def associated_data(tenant_id, credential_id, field: str) -> bytes:
     return f"{tenant_id}|{credential_id}|{field}".encode()
 
 
+@lru_cache(maxsize=256)
+def _aead(key: bytes) -> AESGCM:
+    # One cipher object per data key and process (keyring already keeps the unwrapped keys): building
+    # it costs more than encrypting a short secret, and a DEK rotation seals thousands of values.
+    return AESGCM(key)
+
+
+def forget_ciphers() -> None:
+    _aead.cache_clear()
+
+
 def seal(plaintext: str, *, key: bytes, dek_version: int, aad: bytes) -> Sealed:
     nonce = os.urandom(NONCE_BYTES)
-    ciphertext = AESGCM(key).encrypt(nonce, plaintext.encode(), aad)
+    ciphertext = _aead(key).encrypt(nonce, plaintext.encode(), aad)
     blob = base64.b64encode(nonce + ciphertext).decode()
     return Sealed(f"{FORMAT}:{dek_version}:{blob}")
 
@@ -54,7 +66,7 @@ def seal(plaintext: str, *, key: bytes, dek_version: int, aad: bytes) -> Sealed:
 def unseal(sealed: Sealed, *, key: bytes, aad: bytes) -> str:
     _, blob = parse(sealed.stored)
     try:
-        return AESGCM(key).decrypt(blob[:NONCE_BYTES], blob[NONCE_BYTES:], aad).decode()
+        return _aead(key).decrypt(blob[:NONCE_BYTES], blob[NONCE_BYTES:], aad).decode()
     except (InvalidTag, ValueError, UnicodeDecodeError):
         raise DecryptionFailed("A stored secret did not decrypt.") from None
 

@@ -27,6 +27,7 @@ from django.core.exceptions import ImproperlyConfigured
 from django.db import IntegrityError, transaction
 
 from config.api.errors import ServiceUnavailable
+from vault.crypto import forget_ciphers
 
 _CHECK_CONSTANT = b"vault master key check v1"
 _lock = threading.Lock()
@@ -185,5 +186,6 @@ def forget_cached_keys() -> None:
     global _verified
     with _lock:
         _dek_cache.clear()
+    forget_ciphers()
     _verified = False
     master_keys.cache_clear()
