@@ -25,6 +25,8 @@ class Scenario:
     pick: int | None = None  # "{i}" ranges over [0, pick)
     connections: int | None = None
     baseline_only: bool = False  # always run, even with --only
+    base: str | None = None  # context key of another server's URL (a fake called directly)
+    needs: str | None = None  # context key that must be set by the seed, else "not yet measurable"
 
 
 SEEDED = 10_000
@@ -83,5 +85,24 @@ SCENARIOS: list[Scenario] = [
         body='{{"vectordb_config": {{"platform_domain": "bench.test", "tenant_id": "{tenant_id}"}}, '
         '"platform_type": "sitelib"}}',
         connections=4,
+    ),
+    # Latency, not throughput: one connection each, compared by bench/harness.py hub_overhead().
+    Scenario(
+        "tool execute (hub)",
+        "POST",
+        "/api/v1/tools/itdocs.configuration.get/execute",
+        headers=dict(JSON),
+        body='{{"input": {{"configuration_id": "{configuration_id}"}}}}',
+        connections=1,
+        needs="toolhub",
+    ),
+    Scenario(
+        "tool: itdocs fake directly",
+        "GET",
+        "/configurations/{configuration_id}",
+        headers={"x-api-key": "{itdocs_key}", "Accept": "application/vnd.api+json"},
+        connections=1,
+        base="itdocs_url",
+        needs="toolhub",
     ),
 ]

@@ -1,6 +1,8 @@
 """Seed the bench database: a tenant, an API key with every scope, 10,000 credentials (through the
-vault service, so they are encrypted and audited like real ones) and 5,000 failed-file records.
-Prints one JSON line of placeholders for the scenarios."""
+vault service, so they are encrypted and audited like real ones), 5,000 failed-file records, and a
+tool-hub connection (with its credential) to the loopback itdocs fake whose URL and key the harness
+passes in BENCH_ITDOCS_URL / BENCH_ITDOCS_KEY. Prints one JSON line of placeholders for the
+scenarios."""
 
 from __future__ import annotations
 
@@ -57,7 +59,40 @@ def main() -> None:
             error_message="could not parse",
             failed_at=now - timedelta(seconds=n),
         )
-    print(json.dumps({"tenant_id": str(tenant.id), "api_key": raw_key}))
+    context = {"tenant_id": str(tenant.id), "api_key": raw_key} | hub_connection(tenant, actor)
+    print(json.dumps(context))
+
+
+def hub_connection(tenant, actor) -> dict:
+    """The default itdocs connection of the tenant, through the tool hub's own service (what the
+    `createconnection` command calls). If the hub cannot be used, the scenarios that need it say
+    so in the table instead of being measured."""
+    url, key = os.environ.get("BENCH_ITDOCS_URL"), os.environ.get("BENCH_ITDOCS_KEY", "")
+    if not url:
+        return {"toolhub": "", "toolhub_error": "no itdocs fake (BENCH_ITDOCS_URL unset)"}
+    try:
+        from toolhub.services.connections import connection_create
+
+        credential_store(
+            tenant=tenant,
+            actor=actor,
+            integration_id="itdocs-bench",
+            name="itdocs",
+            auth_type="api_key",
+            access_token=key,
+        )
+        connection = connection_create(
+            tenant=tenant,
+            actor=actor,
+            name="itdocs-bench",
+            domain="itdocs",
+            connector="itdocs",
+            base_url=url,
+            integration_id="itdocs-bench",
+        )
+    except Exception as exc:  # reported in the table, never hidden
+        return {"toolhub": "", "toolhub_error": f"{type(exc).__name__}: {exc}"[:200]}
+    return {"toolhub": connection.public_id, "itdocs_key": key}
 
 
 if __name__ == "__main__":

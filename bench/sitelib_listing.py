@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
-import threading
 import time
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
@@ -32,43 +31,10 @@ from django.conf import settings  # noqa: E402
 from django.test.utils import setup_databases, setup_test_environment, teardown_databases  # noqa: E402
 from rest_framework.test import APIClient  # noqa: E402
 
+from bench.fakes import TimedGraph, TimedIdentity  # noqa: E402
 from integrations.sitelib import SitelibClient  # noqa: E402
-from tests.fakes.graph import FakeGraph  # noqa: E402
-from tests.fakes.identity import FakeIdentity  # noqa: E402
 
 TID = "bench.onmicrosoft.com"
-
-
-class Timed:
-    """Mixin for a fake: answers after `delay` seconds and sums how long each answer took."""
-
-    def __init__(self, *args, delay: float, **kw) -> None:
-        super().__init__(*args, **kw)
-        self.delay = delay
-        self.busy = 0.0
-        self.calls = 0
-        self._timing = threading.Lock()
-
-    def handle(self, request):
-        started = time.perf_counter()
-        time.sleep(self.delay)
-        reply = super().handle(request)
-        with self._timing:
-            self.busy += time.perf_counter() - started
-            self.calls += 1
-        return reply
-
-    def reset(self) -> None:
-        with self._timing:
-            self.busy, self.calls = 0.0, 0
-
-
-class TimedIdentity(Timed, FakeIdentity):
-    pass
-
-
-class TimedGraph(Timed, FakeGraph):
-    pass
 
 
 def run(client: APIClient, body: dict, fakes, repeat: int) -> tuple[float, int, float]:

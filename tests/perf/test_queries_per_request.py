@@ -1,0 +1,135 @@
+"""Queries per request of every bench/run scenario (docs/performance.md), as counts, never times, so
+that a regression fails here before it shows in the benchmark. Each request is made the way the
+bench makes it: an API key with every scope, a warm process (the key lookup cached, the tenant's
+data key unwrapped)."""
+
+from __future__ import annotations
+
+import pytest
+from rest_framework.test import APIClient
+
+from adminops.audit import system_actor
+from ingestion.services import failed_file_record
+from tests import factories
+from tests.fakes.itdocs import FakeItdocs
+from tests.helpers import assert_ok
+from tests.knowledge.conftest import sitelib_body
+from tests.toolhub.support import make_connection, make_credential
+from vault.services.credentials import credential_store
+
+URL = "/api/v1/credentials"
+# Tool execute: tool-hub connection, credential (+ access counter), execution record and audit entry
+# with their savepoints; the sitelib listing reads nothing from the database once the key is cached.
+EXECUTE_QUERIES = 12
+LISTING_QUERIES = 0
+
+
+@pytest.fixture
+def api(tenant) -> APIClient:
+    _key, raw = factories.make_api_key(tenant, ["*"])
+    client = APIClient()
+    client.credentials(HTTP_X_API_KEY=raw, HTTP_X_TENANTID=str(tenant.id))
+    return client
+
+
+@pytest.fixture
+def credentials(tenant):
+    for n in range(60):
+        credential_store(
+            tenant=tenant,
+            actor=system_actor("tests"),
+            integration_id=f"perf-{n}",
+            name=f"Perf {n}",
+            auth_type="oauth2_bearer",
+            scopes=["read"],
+            access_token=f"access-{n}",
+            refresh_token=f"refresh-{n}",
+        )
+
+
+def warm(api, path: str = f"{URL}/perf-1") -> None:
+    assert_ok(api.get(path))  # caches the key lookup, unwraps the tenant's data key
+
+
+def test_details_is_one_query(api, credentials, django_assert_max_num_queries):
+    warm(api)
+    with django_assert_max_num_queries(1):  # the credential; the key comes from the lookup cache
+        assert_ok(api.get(f"{URL}/perf-2/details"))
+
+
+def test_a_cold_key_lookup_adds_one_query(api, credentials, django_assert_max_num_queries):
+    warm(api)
+    from django.core.cache import cache
+
+    cache.clear()
+    with django_assert_max_num_queries(2):  # the key (with its tenant), the credential
+        assert_ok(api.get(f"{URL}/perf-2/details"))
+
+
+def test_decrypted_get_is_the_read_the_counter_and_the_audit(api, credentials, django_assert_max_num_queries):
+    warm(api)
+    # credential, access-count UPDATE, audit chain head lock, audit INSERT, head UPDATE, and the
+    # savepoint statements of the two atomic blocks
+    with django_assert_max_num_queries(9):
+        assert_ok(api.get(f"{URL}/perf-2"))
+
+
+def test_store_is_the_insert_pair(api, credentials, django_assert_max_num_queries):
+    warm(api)
+    body = {"integrationId": "perf-new", "credentialName": "n", "authType": "api_key", "accessToken": "t"}
+    # active DEK version, credential INSERT, the audit chain's three statements, savepoints
+    with django_assert_max_num_queries(9):
+        assert_ok(api.post(URL, body, format="json"))
+
+
+def test_a_list_page_is_a_count_and_a_select(api, credentials, django_assert_max_num_queries):
+    warm(api)
+    with django_assert_max_num_queries(2):
+        data = assert_ok(api.get(f"{URL}?limit=50"))
+    assert len(data["credentials"]) == 50 and data["pagination"]["total"] == 60
+
+
+def test_failed_files_is_a_count_and_a_select(api, tenant, django_assert_max_num_queries):
+    for n in range(30):
+        failed_file_record(
+            tenant=tenant,
+            platform_domain="perf.test",
+            content_type="sitelib_article",
+            file_id=f"file-{n}",
+            file_name=f"f{n}.pdf",
+            source_url=f"https://perf.test/{n}",
+            error_type="PARSE_ERROR",
+            error_message="could not parse",
+        )
+    warm(api, f"{URL}?limit=1")
+    body = {"vectordb_config": {"platform_domain": "perf.test", "tenant_id": str(api_tenant(api))}}
+    with django_assert_max_num_queries(2):
+        response = api.post("/v2/cloudstore/failed-files", body | {"platform_type": "sitelib"}, format="json")
+    assert response.status_code == 200 and response.json()["data"]["total"] == 30
+
+
+def test_tool_execute_has_a_fixed_query_count(api, tenant, settings, django_assert_max_num_queries):
+    settings.OUTBOUND_ALLOW_PRIVATE_NETWORKS = True
+    with FakeItdocs() as fake:
+        config_id = fake.add_configuration(fake.add_organization("Perf"), "srv-01")
+        make_credential(tenant, "itdocs-perf", access_token=fake.api_key)
+        make_connection(tenant, fake.url, integration_id="itdocs-perf")
+        url = "/api/v1/tools/itdocs.configuration.get/execute"
+        body = {"input": {"configuration_id": config_id}}
+        assert api.post(url, body, format="json").status_code == 200  # warm
+        with django_assert_max_num_queries(EXECUTE_QUERIES):
+            assert api.post(url, body, format="json").status_code == 200
+
+
+def test_the_sitelib_listing_asks_the_database_little(api, graph, django_assert_max_num_queries):
+    for n in range(5):
+        site = graph.add_site(f"/sites/s{n}", f"Site {n}")
+        graph.add_drive(site, "Documents")
+    assert api.post("/v2/sitelib/listing", sitelib_body(), format="json").status_code == 200
+    with django_assert_max_num_queries(LISTING_QUERIES):
+        response = api.post("/v2/sitelib/listing", sitelib_body(), format="json")
+    assert response.status_code == 200 and response.json()["data"]["total"] == 5
+
+
+def api_tenant(api) -> str:
+    return api._credentials["HTTP_X_TENANTID"]
