@@ -45,7 +45,7 @@ def server_env(tmp_path: Path, **overrides: str) -> dict:
 
 
 @contextmanager
-def live_server(env: dict, log: Path | None = None):
+def live_server(env: dict, log: Path | None = None, *, workers: int = 1):
     port = free_port()
     out = open(log, "wb") if log else subprocess.DEVNULL  # noqa: SIM115
     process = subprocess.Popen(
@@ -55,9 +55,11 @@ def live_server(env: dict, log: Path | None = None):
             "--bind",
             f"127.0.0.1:{port}",
             "--workers",
-            "1",
+            str(workers),
             "--timeout",
             "30",
+            "--limit-request-line",
+            "8190",
         ],
         cwd=ROOT,
         env=env,

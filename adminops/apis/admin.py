@@ -94,7 +94,7 @@ class TenantDetailApi(TenantAPIView):
     )
     def patch(self, request, tenant_id: str):
         tenant = self._tenant(tenant_id)
-        data = validated(self.PatchSerializer, request.data)
+        data = validated(self.PatchSerializer, request.data, reject_unknown=True)
         changes = {k: v for k, v in data.items() if k != "settings"}
         if "settings" in data:
             raw = request.data["settings"]

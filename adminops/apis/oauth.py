@@ -253,7 +253,7 @@ class OAuthClientDetailApi(TenantAPIView):
     )
     def patch(self, request, client_id: str):
         client = self._client(client_id, include_deleted=False)
-        data = validated(self.PatchSerializer, request.data)
+        data = validated(self.PatchSerializer, request.data, reject_unknown=True)
         client, diff = svc.oauth_client_update(
             tenant=self.tenant,
             client=client,

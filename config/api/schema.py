@@ -104,6 +104,7 @@ _DESCRIPTIONS = {
     "405": "Method not allowed.",
     "409": "Conflict with the current state.",
     "413": "Request body too large.",
+    "414": "Request line too long: answered by the WSGI server (gunicorn) before the application.",
     "415": "Unsupported content type.",
     "422": "A value failed validation.",
     "429": "Rate limited; see Retry-After.",
@@ -126,19 +127,28 @@ class ApiAutoSchema(AutoSchema):
         responses = super()._get_response_bodies(direction)
         if direction != "response":
             return responses
-        codes = ["400", "405", "415"]
+        codes = ["400", "405", "414", "415"]
         if self.method in ("POST", "PUT", "PATCH"):
             codes += ["413", "422"]
         if isinstance(self.view, TenantAPIView):
             codes += ["401", "403", "429"]
             if "{" in self.path:
                 codes.append("404")
+            if self.method in ("POST", "PATCH", "PUT", "DELETE"):
+                codes.append("409")  # duplicates, second deletes, a rotation already running
+        elif self.method == "POST":
+            codes += ["401", "429"]  # the token endpoints: bad client or user credentials, login limits
         for code in codes:
             if code not in responses:
                 responses[code] = self._error_response(code)
         return dict(sorted(responses.items()))
 
     def _error_response(self, code: str) -> dict:
+        if code == "414":  # gunicorn's own page: the request never reaches Django
+            return {
+                "content": {"text/html": {"schema": {"type": "string"}}},
+                "description": _DESCRIPTIONS[code],
+            }
         family = family_for_path(self.path)
         if family is Family.V2:
             serializer = V2ValidationErrorSerializer if code == "422" else V2DetailSerializer

@@ -35,11 +35,40 @@ _TYPE_ERRORS: list[tuple[type, str, str]] = [
 _TYPE_CODES = {"invalid", "not_a_list", "not_a_dict", "not_a_string", "parse_error", "date"}
 
 
-def validated(serializer_class, data, *, context: dict | None = None, partial: bool = False) -> dict:
+def validated(
+    serializer_class,
+    data,
+    *,
+    context: dict | None = None,
+    partial: bool = False,
+    reject_unknown: bool = False,
+) -> dict:
+    """`reject_unknown` (updates): a field the serializer does not declare is an error, never ignored,
+    so `tenant`, `id` or a secret sent to a PATCH cannot look as if it had been applied."""
     serializer = serializer_class(data=data, context=context or {}, partial=partial)
-    if not serializer.is_valid():
-        raise RequestInvalid(field_errors(serializer))
+    valid = serializer.is_valid()
+    # A field the serializer already explains (its own, clearer message) is not reported twice.
+    unknown = [e for e in _unknown_fields(serializer, data) if e.loc[0] not in serializer.errors]
+    if not valid or (reject_unknown and unknown):
+        raise RequestInvalid([*field_errors(serializer), *(unknown if reject_unknown else [])])
     return serializer.validated_data
+
+
+def _unknown_fields(serializer: serializers.Serializer, data) -> list[FieldError]:
+    if not isinstance(data, dict):
+        return []
+    allowed = {name for name, field in serializer.fields.items() if not field.read_only}
+    return [
+        FieldError(
+            (key,),
+            f"Unknown field '{key}': it cannot be set here.",
+            "value_error.extra",
+            "extra fields not permitted",
+            shape=True,
+        )
+        for key in data
+        if key not in allowed
+    ]
 
 
 def field_errors(serializer: serializers.Serializer) -> list[FieldError]:

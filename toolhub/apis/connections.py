@@ -116,7 +116,7 @@ class ConnectionDetailApi(TenantAPIView):
     )
     def patch(self, request, connection_id: str):
         connection = connection_get(tenant=self.tenant, connection_id=connection_id)
-        changes = _model_fields(validated(ConnectionUpdateInput, request.data))
+        changes = _model_fields(validated(ConnectionUpdateInput, request.data, reject_unknown=True))
         connection = connection_update(
             tenant=self.tenant,
             connection=connection,

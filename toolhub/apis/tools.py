@@ -30,7 +30,7 @@ class ToolListApi(TenantAPIView):
         tags=["tools"],
     )
     def get(self, request):
-        domain = request.query_params.get("domain") or None
+        domain = request.query_params.get("domain")  # present but empty is an unknown domain too
         if domain is not None and domain not in DOMAINS:
             raise InvalidParameter(
                 "Unknown domain.", details={"domain": f"One of: {', '.join(sorted(DOMAINS))}."}

@@ -169,7 +169,7 @@ class CredentialItemApi(TenantAPIView):
     )
     def patch(self, request, integration_id: str, credential_id: str):
         parsed_id = parse_credential_id(credential_id)
-        data = validated(inputs.CredentialUpdateInput, _body(request))
+        data = validated(inputs.CredentialUpdateInput, _body(request), reject_unknown=True)
         credential, changes = services.credential_update(
             tenant=self.tenant,
             actor=actor_of(request),
