@@ -49,7 +49,9 @@ def audit_record(
     details = _plain_json(details or {})
     _refuse_secrets(details)
     chain = str(tenant.id) if tenant is not None else PLATFORM_CHAIN
-    with transaction.atomic():
+    # No savepoint of its own inside the caller's transaction (two fewer round trips per change):
+    # an entry that fails to write must fail the change it records anyway.
+    with transaction.atomic(savepoint=False):
         head = _locked_head(chain)
         entry = AuditEntry(
             chain=chain,

@@ -18,9 +18,10 @@ from tests.toolhub.support import make_connection, make_credential
 from vault.services.credentials import credential_store
 
 URL = "/api/v1/credentials"
-# Tool execute: tool-hub connection, credential (+ access counter), execution record and audit entry
-# with their savepoints; the sitelib listing reads nothing from the database once the key is cached.
-EXECUTE_QUERIES = 12
+# Tool execute: tool-hub connection, policy gates, credential (+ access counter), execution record
+# and audit entry in their transaction; the sitelib listing reads nothing from the database once
+# the key is cached.
+EXECUTE_QUERIES = 10
 LISTING_QUERIES = 0
 
 
@@ -68,17 +69,17 @@ def test_a_cold_key_lookup_adds_one_query(api, credentials, django_assert_max_nu
 
 def test_decrypted_get_is_the_read_the_counter_and_the_audit(api, credentials, django_assert_max_num_queries):
     warm(api)
-    # credential, access-count UPDATE, audit chain head lock, audit INSERT, head UPDATE, and the
-    # savepoint statements of the two atomic blocks
-    with django_assert_max_num_queries(9):
+    # credential; then in one transaction (BEGIN/COMMIT in production, a savepoint here): the
+    # access-count UPDATE, the audit chain head lock, the audit INSERT, the head UPDATE
+    with django_assert_max_num_queries(7):
         assert_ok(api.get(f"{URL}/perf-2"))
 
 
 def test_store_is_the_insert_pair(api, credentials, django_assert_max_num_queries):
     warm(api)
     body = {"integrationId": "perf-new", "credentialName": "n", "authType": "api_key", "accessToken": "t"}
-    # active DEK version, credential INSERT, the audit chain's three statements, savepoints
-    with django_assert_max_num_queries(9):
+    # active DEK version; then in one transaction: credential INSERT, the audit chain's three
+    with django_assert_max_num_queries(7):
         assert_ok(api.post(URL, body, format="json"))
 
 
