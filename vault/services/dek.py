@@ -139,7 +139,7 @@ def _write_batch(moved: list[tuple], target: int) -> None:
     table = Credential._meta.db_table
     # Only placeholders and the model's own table name are formatted in.
     sql = (
-        f"WITH batch (id, previous, access_token, refresh_token, secrets) AS (VALUES {values}) "  # noqa: S608
+        f"WITH batch (id, previous, access_token, refresh_token, secrets) AS (VALUES {values}) "  # noqa: S608  # nosec B608: placeholders and the table name only
         f"UPDATE {table} SET access_token = batch.access_token, refresh_token = batch.refresh_token, "
         f"secrets = batch.secrets, dek_version = %s FROM batch "
         f"WHERE {table}.id = batch.id AND {table}.dek_version = batch.previous"
