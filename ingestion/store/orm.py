@@ -53,14 +53,15 @@ class OrmStore:
         rows = FailedFileRow.objects.filter(
             tenant_id=tenant_id, content_type__in=content_types, failed_at__gte=since
         ).order_by("-failed_at", "content_type", "file_id")
+        if limit is None and offset == 0:
+            # The whole list (the default): its length is the total, no COUNT needed.
+            items = _records(rows)
+            return FailedFilePage(items=items, total=len(items))
         total = rows.count()
         if offset >= total:
             return FailedFilePage(items=[], total=total)
         window = rows[offset:] if limit is None else rows[offset : offset + limit]
-        # Plain values, not model instances: a third of the time for a few thousand rows.
-        return FailedFilePage(
-            items=[FailedFile(**values) for values in window.values(*_RECORD_FIELDS)], total=total
-        )
+        return FailedFilePage(items=_records(window), total=total)
 
     def purge(self, *, before: datetime) -> int:
         deleted, _ = FailedFileRow.objects.filter(failed_at__lt=before).delete()
@@ -72,6 +73,11 @@ class OrmStore:
 
     def probe(self) -> None:
         FailedFileRow.objects.only("id").first()
+
+
+def _records(rows) -> list[FailedFile]:
+    # Plain tuples, not model instances: a fraction of the time for a few thousand rows.
+    return [FailedFile(*values) for values in rows.values_list(*_RECORD_FIELDS)]
 
 
 def _details(report: FailureReport) -> dict:
