@@ -10,6 +10,13 @@ from vault.errors import CredentialNotFound
 from vault.models import Credential, DekRotation
 
 
+def _only(rows) -> Credential | None:
+    """The one row of a query that matches at most one (a primary key, or the one live credential of
+    an integration): no ORDER BY as `.first()` would add, which costs more than the row itself."""
+    found = list(rows[:1])
+    return found[0] if found else None
+
+
 def _attach(credential: Credential | None, tenant: Tenant) -> Credential | None:
     if credential is not None:
         credential.tenant = tenant  # the caller's tenant object: no join, no extra query
@@ -18,7 +25,7 @@ def _attach(credential: Credential | None, tenant: Tenant) -> Credential | None:
 
 def credential_get(*, tenant: Tenant, credential_id: UUID) -> Credential:
     """By id, tombstones included."""
-    credential = _attach(Credential.objects.for_tenant(tenant).filter(id=credential_id).first(), tenant)
+    credential = _attach(_only(Credential.objects.for_tenant(tenant).filter(id=credential_id)), tenant)
     if credential is None:
         raise CredentialNotFound("Credential not found.", details={"credentialId": f"cred-{credential_id}"})
     return credential
@@ -31,7 +38,7 @@ def credential_get_by_integration(
     integration (a tombstone too)."""
     rows = Credential.objects.for_tenant(tenant).filter(integration_id=integration_id)
     rows = rows.filter(id=credential_id) if credential_id is not None else rows.live()
-    credential = _attach(rows.first(), tenant)
+    credential = _attach(_only(rows), tenant)
     if credential is None:
         details = {"integrationId": integration_id}
         if credential_id is not None:
