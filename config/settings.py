@@ -209,7 +209,12 @@ if CELERY_BROKER_URL.startswith("filesystem://"):
         "store_processed": False,
     }
 else:
-    CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 3600, "socket_connect_timeout": 2}
+    # Redis: a message taken by a worker that died unacknowledged goes back to the queue after this
+    # many seconds (docs/configuration.md); keep it above the longest task.
+    CELERY_BROKER_TRANSPORT_OPTIONS = {
+        "visibility_timeout": env.int("CELERY_VISIBILITY_TIMEOUT", default=3600),
+        "socket_connect_timeout": 2,
+    }
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
@@ -237,6 +242,8 @@ RATE_LIMIT_PER_TENANT = env("RATE_LIMIT_PER_TENANT", default="3000/m")
 RATE_LIMIT_LOGIN = env("RATE_LIMIT_LOGIN", default="20/m")
 IDEMPOTENCY_RETENTION_HOURS = env.int("IDEMPOTENCY_RETENTION_HOURS", default=24)
 APPROVAL_TTL_HOURS = env.int("APPROVAL_TTL_HOURS", default=24)
+# A running idempotent call may be taken over this long after its connector's worst-case time.
+TOOLHUB_LEASE_MARGIN_SECONDS = env.float("TOOLHUB_LEASE_MARGIN_SECONDS", default=30.0)
 AUDIT_HMAC_KEY = env("AUDIT_HMAC_KEY", default=None) or SECRET_KEY
 
 # The load harness's baseline endpoints (bench/views.py); never on in production.

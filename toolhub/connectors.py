@@ -41,9 +41,11 @@ class Connector:
         read = connection.settings.get("read_timeout") or self.timeout[1]
         return float(connect), float(read)
 
-    def lease(self, connection: Connection) -> timedelta:
-        """How long a call may take at most: every retry, each at its full timeout."""
-        return timedelta(seconds=sum(self.timeouts(connection)) * (READ_RETRIES + 1))
+    def lease(self, connection: Connection, *, read: bool = True) -> timedelta:
+        """How long a call may take at most: every attempt at its full timeout (only `read` tools
+        retry)."""
+        attempts = READ_RETRIES + 1 if read else 1
+        return timedelta(seconds=sum(self.timeouts(connection)) * attempts)
 
 
 def _secret(credential, name: str) -> str:
@@ -144,8 +146,9 @@ CONNECTORS: dict[str, Connector] = {
 }
 
 
-def upstream_lease(connection: Connection) -> timedelta:
-    return CONNECTORS[connection.connector].lease(connection)
+def upstream_lease(connection: Connection, tool=None) -> timedelta:
+    read = tool is None or tool.risk_level == RiskLevel.READ
+    return CONNECTORS[connection.connector].lease(connection, read=read)
 
 
 def connector_client(
@@ -168,8 +171,10 @@ def connector_client(
     return connector.build(connection, credential, options)
 
 
-def upstream_run(*, call, tool) -> object:
-    """Run the tool's implementation for the call's connection against the vendor."""
+def upstream_run(*, call, tool, on_start: Callable[[], None] | None = None) -> object:
+    """Run the tool's implementation for the call's connection against the vendor. `on_start` runs
+    once the client is ready, right before the first request leaves for the vendor (it may raise to
+    stop the call)."""
     connection = call.connection
     client = connector_client(
         connection=connection,
@@ -178,6 +183,8 @@ def upstream_run(*, call, tool) -> object:
         request_id=call.request_id,
         read=tool.risk_level == RiskLevel.READ,
     )
+    if on_start is not None:
+        on_start()
     with vendor_errors(), client:
         return tool.implementations[connection.connector](client, call.input)
 

@@ -153,6 +153,8 @@ class IdempotencyRecord(models.Model):
     response_status = models.IntegerField(null=True, blank=True)
     response_body = models.BinaryField(null=True, blank=True)  # the bytes first sent, replayed as sent
     lease_until = models.DateTimeField(null=True, blank=True)  # a running call older than this died
+    # Set (compare-and-set) right before the vendor call: a taken-over call knows the vendor got it.
+    upstream_started_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(default=timezone.now)
     completed_at = models.DateTimeField(null=True, blank=True)
     expires_at = models.DateTimeField()

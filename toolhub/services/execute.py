@@ -26,7 +26,7 @@ from config.api.families import Family
 from toolhub.connectors import upstream_lease, upstream_run
 from toolhub.errors import ApprovalRequired, IdempotencyInProgress, InvalidInput, UpstreamError
 from toolhub.inputs import execute_request_parse, fingerprint, input_errors, output_errors, redacted
-from toolhub.models import Connection, ExecutionRecord, IdempotencyRecord
+from toolhub.models import Connection, ExecutionRecord, IdempotencyRecord, RiskLevel
 from toolhub.registry import Tool
 from toolhub.selectors import connection_resolve, policy_gates, tool_get
 from toolhub.services.approvals import approval_create, approval_gate, approval_mark_executed
@@ -35,6 +35,7 @@ from toolhub.services.idempotency import (
     idempotency_complete,
     idempotency_release,
     idempotency_start_approved,
+    idempotency_upstream_start,
 )
 from toolhub.services.records import execution_record_write
 
@@ -156,19 +157,22 @@ def _with_key(call: ExecuteCall, tool: Tool, digest: str, *, gated: bool) -> Exe
         key=call.idempotency_key,
         fingerprint=digest,
         tool_key=tool.key,
-        lease=upstream_lease(call.connection),
+        lease=upstream_lease(call.connection, tool),
         make_approval=make_approval,
+        rerunnable=tool.risk_level == RiskLevel.READ,
     )
     record = claim.record
     if claim.replay:
         return _replay(call, record)
+    if claim.interrupted:
+        return _outcome_unknown(call, tool, record)
     if claim.awaiting:
         approval = record.approval
         call.approval_ref = approval.public_id if approval else ""
         if claim.fresh:
             raise ApprovalRequired(approval)
         approval_gate(approval=approval)
-        if not idempotency_start_approved(record=record, lease=upstream_lease(call.connection)):
+        if not idempotency_start_approved(record=record, lease=upstream_lease(call.connection, tool)):
             return _lost_race(call, record)
     return _perform(call, tool, record=record)
 
@@ -186,10 +190,38 @@ def _lost_race(call: ExecuteCall, record: IdempotencyRecord) -> ExecuteResult:
     raise IdempotencyInProgress(retry_after=1)
 
 
+OUTCOME_UNKNOWN_MESSAGE = (
+    "the first attempt was interrupted after the request reached the vendor; "
+    "check the vendor before retrying with a new key"
+)
+
+
+def _outcome_unknown(call: ExecuteCall, tool: Tool, record: IdempotencyRecord) -> ExecuteResult:
+    """The call that held the key died after its request reached the vendor, and the tool changes
+    things there: calling again could do it twice, so the key ends with a final error, stored and
+    replayed like any answer."""
+    exc = UpstreamError(OUTCOME_UNKNOWN_MESSAGE, status=None, vendor_code="OUTCOME_UNKNOWN")
+    body = _error_bytes(exc)
+    _finish(call, tool, record, exc.status_code, body)
+    return ExecuteResult(exc.status_code, body)
+
+
+def _mark_upstream(record: IdempotencyRecord | None):
+    if record is None:
+        return None
+
+    def mark() -> None:
+        if not idempotency_upstream_start(record=record):
+            # Our lease ran out and a repeat took the key over: it decides, we must not call.
+            raise IdempotencyInProgress(retry_after=1)
+
+    return mark
+
+
 def _perform(call: ExecuteCall, tool: Tool, *, record: IdempotencyRecord | None) -> ExecuteResult:
     upstream_started = time.perf_counter()
     try:
-        output = upstream_run(call=call, tool=tool)
+        output = upstream_run(call=call, tool=tool, on_start=_mark_upstream(record))
         problems = output_errors(tool, output)
         if problems:
             raise UpstreamError(
