@@ -80,7 +80,7 @@ def gunicorn_workers(base: str) -> list[int]:
             stat = (entry / "stat").read_text()
         except OSError:
             continue
-        if b"gunicorn" in cmdline[0] and bind.encode() in cmdline:
+        if any(part.endswith(b"gunicorn") for part in cmdline[:2]) and bind.encode() in cmdline:
             found[int(entry.name)] = int(stat.rsplit(")", 1)[1].split()[1])
     return sorted(pid for pid, parent in found.items() if parent in found)
 
