@@ -66,6 +66,17 @@ class QuietItdocs(FakeItdocs):
         return super().handle(request)
 
 
+def quiet(fake):
+    """A started fake whose server does not print a traceback for each connection wrk drops at the
+    end of a run (BrokenPipe, ConnectionReset): they are the client leaving, not errors."""
+
+    def handle_error(request, client_address):
+        pass
+
+    fake._server.handle_error = handle_error
+    return fake
+
+
 def slowest_chain(fakes, markers: dict[str, str]) -> float:
     """Seconds of the longest chain of dependent upstream calls of one listing: every call that
     names no site (token, site search) comes first, then one site's own calls (its sub-sites, its

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import requests
 
-from bench.fakes import QuietItdocs, TimedGraph, TimedIdentity, slowest_chain
+from bench.fakes import QuietItdocs, TimedGraph, TimedIdentity, quiet, slowest_chain
 from bench.scenarios import SCENARIOS, Scenario
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -86,9 +86,9 @@ class Fakes:
 
 @contextmanager
 def started_fakes():
-    itdocs = QuietItdocs().start()
-    identity = TimedIdentity(delay=LATENCY).start()
-    graph = TimedGraph(tokens=identity.issued, delay=LATENCY).start()
+    itdocs = quiet(QuietItdocs().start())
+    identity = quiet(TimedIdentity(delay=LATENCY).start())
+    graph = quiet(TimedGraph(tokens=identity.issued, delay=LATENCY).start())
     try:
         identity.add_secret_app(SITELIB_TID, "bench-app", "bench-secret")
         markers = {}
