@@ -210,9 +210,12 @@ if CELERY_BROKER_URL.startswith("filesystem://"):
     }
 else:
     # Redis: a message taken by a worker that died unacknowledged goes back to the queue after this
-    # many seconds (docs/configuration.md); keep it above the longest task.
+    # many seconds (docs/configuration.md); keep it above the longest task. Every worker looks for
+    # such messages every 10 s (kombu's default throttle would make that every 100 s).
     CELERY_BROKER_TRANSPORT_OPTIONS = {
         "visibility_timeout": env.int("CELERY_VISIBILITY_TIMEOUT", default=3600),
+        "unacked_restore_interval": 10,
+        "unacked_restore_throttle": 1,
         "socket_connect_timeout": 2,
     }
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
