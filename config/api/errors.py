@@ -87,6 +87,13 @@ class ServiceUnavailable(ApiError):
     code = "SERVICE_UNAVAILABLE"
 
 
+def is_outage(exc: BaseException | None) -> bool:
+    """A lost or refused database connection: the service is unavailable, not broken (503, not 500)."""
+    from django.db import InterfaceError, OperationalError
+
+    return isinstance(exc, OperationalError | InterfaceError)
+
+
 @dataclass(frozen=True)
 class FieldError:
     """One field's problem, described once and rendered in each family's words.

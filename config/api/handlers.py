@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import logging
+import sys
 
 from django.core.exceptions import BadRequest, PermissionDenied, SuspiciousOperation
 from django.http import Http404, JsonResponse
 
 from config.api.envelopes import error_body, error_status
-from config.api.errors import ApiError, Forbidden, ResourceNotFound
+from config.api.errors import ApiError, Forbidden, ResourceNotFound, ServiceUnavailable, is_outage
 from config.api.families import family_for_path
 
 logger = logging.getLogger("config.api")
@@ -35,7 +36,15 @@ def permission_denied(request, exception=None):
 
 
 def server_error(request):
+    if is_outage(sys.exc_info()[1]):  # raised outside a view (middleware), same answer as inside one
+        return _json(request, outage_error())
     return _json(request, ApiError("Internal server error.", code="INTERNAL_ERROR", status=500))
+
+
+def outage_error() -> ServiceUnavailable:
+    return ServiceUnavailable(
+        "The database is unavailable; nothing was changed. Try again shortly.", headers={"Retry-After": "5"}
+    )
 
 
 class JsonErrorMiddleware:
@@ -52,5 +61,10 @@ class JsonErrorMiddleware:
             return None  # Django answers these through the handlers above
         if request.path.startswith("/admin/"):
             return None
+        if is_outage(exception):
+            logger.warning(
+                "Database unavailable on %s %s: %s", request.method, request.path, type(exception).__name__
+            )
+            return _json(request, outage_error())
         logger.error("Unhandled error on %s %s", request.method, request.path, exc_info=exception)
         return server_error(request)

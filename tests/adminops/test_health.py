@@ -74,7 +74,7 @@ def test_a_down_broker_degrades(migrated, tmp_path):
         assert body["status"] == "degraded" and body["services"]["queue"] == "unhealthy"
 
 
-def test_a_down_database_is_unhealthy_503(tmp_path):
+def test_a_down_database_is_unhealthy_503_and_api_calls_answer_503_not_500(tmp_path):
     env = server_env(tmp_path, DATABASE_URL=f"postgres://postgres@{CLOSED}/nothing")
     with live_server(env) as base:
         root = requests.get(base + "/health", timeout=10)
@@ -84,4 +84,19 @@ def test_a_down_database_is_unhealthy_503(tmp_path):
         admin = requests.get(base + "/api/v1/admin/health", timeout=10)
         assert admin.status_code == 503 and admin.json()["status"] == "unhealthy"
         assert "postgres://" not in admin.text
+        login = requests.post(
+            base + "/api/v1/auth/token", json={"username": "u", "password": "p"}, timeout=10
+        )
+        assert login.status_code == 503 and login.json()["error"]["code"] == "SERVICE_UNAVAILABLE"
+        assert login.headers["Retry-After"] == "5"
+        listing = requests.post(
+            base + "/v2/cloudstore/failed-files",
+            json={},
+            headers={
+                "X-API-Key": "ak_live_" + "x" * 40,
+                "x-tenantid": "6f1c4f3e-0000-4000-8000-000000000000",
+            },
+            timeout=10,
+        )
+        assert listing.status_code == 503 and "database is unavailable" in listing.json()["detail"]
     assert factories  # factories are for the in-process tests above
