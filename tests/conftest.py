@@ -112,3 +112,19 @@ def celery_worker_thread():
         app, pool="solo", perform_ping_check=False, loglevel="WARNING", shutdown_timeout=10
     ) as worker:
         yield worker
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _end_stray_database_sessions(django_db_setup, django_db_blocker):
+    """Threads some tests start (Celery's worker, concurrency tests, live servers) can leave a
+    connection to the test database open; end those sessions so the database can be dropped."""
+    yield
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        return
+    with django_db_blocker.unblock(), connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+            "WHERE datname = current_database() AND pid <> pg_backend_pid()"
+        )
