@@ -217,6 +217,34 @@ def load(scenario: Scenario, context: dict, seconds: int) -> Result:
     )
 
 
+def paired(scenario: Scenario, baseline: Scenario | None, context: dict, seconds: int, rounds: int) -> Result:
+    """The scenario alone, or interleaved with its baseline (B S B S ...) in `rounds` slices of the
+    time: the machine is shared, and a ratio of two runs seconds apart, repeated, is steadier than
+    one of runs minutes apart. Requests/s are totals over the slices; p50 the median of theirs, p99
+    the worst."""
+    if baseline is None:
+        return load(scenario, context, seconds)
+    slice_seconds = max(2, round(seconds / rounds))
+    pairs = [
+        (load(baseline, context, slice_seconds), load(scenario, context, slice_seconds))
+        for _ in range(rounds)
+    ]
+    runs = [run for _, run in pairs]
+    if any(run.skipped for run in runs):
+        return runs[0]
+    total = Result(
+        scenario,
+        rps=sum(r.requests for r in runs) / sum(r.requests / r.rps for r in runs if r.rps),
+        p50_ms=sorted(r.p50_ms for r in runs)[len(runs) // 2],
+        p99_ms=max(r.p99_ms for r in runs),
+        errors=sum(r.errors for r in runs),
+        requests=sum(r.requests for r in runs),
+    )
+    bases = [base for base, _ in pairs]
+    total.baseline_rps = sum(b.requests for b in bases) / sum(b.requests / b.rps for b in bases if b.rps)
+    return total
+
+
 def peak_rss_mb(master_pid: int) -> float:
     """The highest peak RSS (VmHWM) among the gunicorn workers of this master."""
     peaks = []
@@ -310,6 +338,7 @@ def sitelib_listing(fakes: Fakes, context: dict) -> tuple[str, str]:
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--seconds", type=int, default=10)
+    parser.add_argument("--rounds", type=int, default=3, help="baseline/scenario pairs per scenario")
     parser.add_argument("--only", action="append", default=[])
     args = parser.parse_args(argv)
     with started_fakes() as fakes:
@@ -327,14 +356,9 @@ def measure(args, fakes: Fakes) -> int:
     by_name = {s.name: s for s in SCENARIOS}
     with service(env) as web:
         for scenario in scenarios:
-            baseline = by_name.get(scenario.baseline or "")
-            # The machine is shared: the baseline is measured again right before its scenario, so
-            # the ratio compares two runs a few seconds apart rather than minutes apart.
-            base = load(baseline, context, args.seconds) if baseline else None
             load(scenario, context, 2)  # warm-up: connections, caches, the database's pages
-            result = load(scenario, context, args.seconds)
-            result.baseline_rps = base.rps if base else None
-            results.append(result)
+            baseline = by_name.get(scenario.baseline or "")
+            results.append(paired(scenario, baseline, context, args.seconds, args.rounds))
         extra += hub_overhead(results)
         if not args.only or "sitelib listing" in args.only:
             extra.append(sitelib_listing(fakes, context))
@@ -345,7 +369,8 @@ def measure(args, fakes: Fakes) -> int:
         extra += [tuple(pair) for pair in json.loads(jobs.stdout.strip().splitlines()[-1])]
     print(
         f"\nbench/run on {os.cpu_count()} cores; gunicorn {WEB_WORKERS} workers x {WEB_THREADS} threads; "
-        f"wrk {WRK_THREADS} threads, {WRK_CONNECTIONS} connections, {args.seconds}s per scenario\n"
+        f"wrk {WRK_THREADS} threads, {WRK_CONNECTIONS} connections, {args.seconds}s per scenario "
+        f"(with a baseline: {args.rounds} interleaved rounds; base/s is that baseline's)\n"
     )
     print_table(results, extra)
     return 0
