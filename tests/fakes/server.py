@@ -92,11 +92,15 @@ class FakeVendor:
 
     # ---- lifecycle
     def start(self) -> FakeVendor:
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
+        self._server = _Server(("127.0.0.1", 0), _handler_for(self))
         self._server.daemon_threads = True
         if self.tls:
             context, self.ca_file = _self_signed_context()
-            self._server.socket = context.wrap_socket(self._server.socket, server_side=True)
+            # The handshake runs in each connection's handler thread, as on a real server: done at
+            # accept() it would serialise every client's handshake in the one accept loop.
+            self._server.socket = context.wrap_socket(
+                self._server.socket, server_side=True, do_handshake_on_connect=False
+            )
         threading.Thread(target=self._server.serve_forever, daemon=True).start()
         return self
 
@@ -131,6 +135,13 @@ class FakeVendor:
             if match and method == request.method:
                 return function(request, **match.groupdict())
         return Reply(404, {"error": {"code": "itemNotFound", "message": f"No route {request.path}"}})
+
+
+class _Server(ThreadingHTTPServer):
+    # socketserver listens with a backlog of 5: a burst of new connections (a listing fanning out
+    # over a dozen threads or more) overflows it, and each dropped SYN costs its client a one-second
+    # retransmit. A real platform's backlog is deep.
+    request_queue_size = 128
 
 
 def _handler_for(fake: FakeVendor):
