@@ -7,12 +7,10 @@ put in a message cookie or the session."""
 from django import forms
 from django.contrib import admin, messages
 from django.contrib.auth.admin import UserAdmin
-from django.db import transaction
 from django.template.response import TemplateResponse
 from django.urls import reverse
 
-from adminops.audit import audit_chain_verify, audit_record
-from adminops.keys import api_key_display_prefix, api_key_generate, api_key_hash, random_token
+from adminops.audit import audit_chain_verify
 from adminops.models import (
     ApiKey,
     AuditEntry,
@@ -25,6 +23,7 @@ from adminops.models import (
 )
 from adminops.people import user_person
 from adminops.scopes import SCOPES, split_list, unknown_scopes
+from adminops.services.identity import api_key_create
 
 
 class MembershipInline(admin.TabularInline):
@@ -62,6 +61,27 @@ def _shown_once(request, title: str, values: list[tuple[str, str]], continue_url
     return response
 
 
+class ShownOnceAdminMixin:
+    """Adding through the admin goes through the service; the secret it returns is shown once on the
+    response page (never in a message cookie) by `response_add`."""
+
+    shown_once_label = ""
+
+    def response_add(self, request, obj, post_url_continue=None):
+        shown = getattr(request, "_shown_once", None)
+        if shown:
+            url = reverse(f"admin:{obj._meta.app_label}_{obj._meta.model_name}_change", args=[obj.pk])
+            return _shown_once(request, f"{self.shown_once_label} {obj.name}", shown, url)
+        return super().response_add(request, obj, post_url_continue)
+
+
+def _adopt(obj, created) -> None:
+    """Point the admin's unsaved form object at the row the service created."""
+    obj.pk = created.pk
+    obj._state.adding = False
+    obj.refresh_from_db()
+
+
 class ApiKeyAddForm(forms.ModelForm):
     scopes_text = forms.CharField(
         label="Scopes", initial="*", help_text=f"Comma-separated: {', '.join(SCOPES)}"
@@ -80,7 +100,7 @@ class ApiKeyAddForm(forms.ModelForm):
 
 
 @admin.register(ApiKey)
-class ApiKeyAdmin(admin.ModelAdmin):
+class ApiKeyAdmin(ShownOnceAdminMixin, admin.ModelAdmin):
     list_display = ("name", "tenant", "prefix", "status", "environment", "expires_at", "last_used_at")
     list_filter = ("status", "environment")
     search_fields = ("name", "prefix", "tenant__name")
@@ -103,31 +123,20 @@ class ApiKeyAdmin(admin.ModelAdmin):
     def save_model(self, request, obj, form, change):
         if change:
             return super().save_model(request, obj, form, change)
-        raw = api_key_generate(obj.environment)
-        obj.scopes = form.cleaned_data["scopes_text"]
-        obj.prefix, obj.key_hash, obj.created_by = (
-            api_key_display_prefix(raw),
-            api_key_hash(raw),
-            request.user,
+        key, raw = api_key_create(
+            tenant=obj.tenant,
+            name=obj.name,
+            scopes=form.cleaned_data["scopes_text"],
+            environment=obj.environment,
+            actor=_actor(request),
+            created_by=request.user,
+            description=obj.description,
+            expires_at=obj.expires_at,
         )
-        with transaction.atomic():
-            obj.save()
-            audit_record(
-                tenant=obj.tenant,
-                action="API_KEY_CREATED",
-                category="api_keys",
-                actor=_actor(request),
-                resource={"type": "api_key", "id": str(obj.id), "name": obj.name},
-                details={"prefix": obj.prefix, "scopes": obj.scopes, "via": "admin"},
-            )
+        _adopt(obj, key)
         request._shown_once = [("API key", raw)]
 
-    def response_add(self, request, obj, post_url_continue=None):
-        shown = getattr(request, "_shown_once", None)
-        if shown:
-            url = reverse("admin:adminops_apikey_change", args=[obj.pk])
-            return _shown_once(request, f"API key {obj.name}", shown, url)
-        return super().response_add(request, obj, post_url_continue)
+    shown_once_label = "API key"
 
 
 class OAuthClientAddForm(forms.ModelForm):
@@ -145,7 +154,7 @@ class OAuthClientAddForm(forms.ModelForm):
 
 
 @admin.register(OAuthClient)
-class OAuthClientAdmin(admin.ModelAdmin):
+class OAuthClientAdmin(ShownOnceAdminMixin, admin.ModelAdmin):
     """Adding here creates a confidential client-credentials client; edit the rest afterwards."""
 
     list_display = ("name", "tenant", "client_id", "client_type", "status", "last_used_at")
@@ -168,39 +177,31 @@ class OAuthClientAdmin(admin.ModelAdmin):
         return () if obj is None else self.readonly_fields
 
     def save_model(self, request, obj, form, change):
-        from adminops.services.oauth import secret_hash
+        from adminops.services.oauth import ClientSpec, oauth_client_create
 
         if change:
             super().save_model(request, obj, form, change)
             if obj.status != OAuthClient.Status.ACTIVE:
                 obj.tokens.all().delete()  # disabled here too: its tokens stop at once
             return
-        secret = random_token("cs_")
-        obj.client_id, obj.secret_hash = random_token("client_", 18), secret_hash(secret)
-        obj.scopes, obj.grant_types = form.cleaned_data["scopes_text"], ["client_credentials"]
-        obj.created_by = user_person(request.user)
-        with transaction.atomic():
-            obj.save()
-            audit_record(
-                tenant=obj.tenant,
-                action="OAUTH_CLIENT_CREATED",
-                category="oauth_clients",
-                actor=_actor(request),
-                resource={"type": "oauth_client", "id": str(obj.id), "name": obj.name},
-                details={"clientId": obj.client_id, "scopes": obj.scopes, "via": "admin"},
-            )
-        request._shown_once = [("client_id", obj.client_id), ("client_secret", secret)]
+        spec = ClientSpec(
+            name=obj.name,
+            description=obj.description,
+            client_type=OAuthClient.ClientType.CONFIDENTIAL,
+            redirect_uris=[],
+            grant_types=["client_credentials"],
+            scopes=form.cleaned_data["scopes_text"],
+        )
+        actor = _actor(request)
+        client, secret = oauth_client_create(tenant=obj.tenant, spec=spec, actor=actor, request_id="")
+        _adopt(obj, client)
+        request._shown_once = [("client_id", client.client_id), ("client_secret", secret)]
 
-    def response_add(self, request, obj, post_url_continue=None):
-        shown = getattr(request, "_shown_once", None)
-        if shown:
-            url = reverse("admin:adminops_oauthclient_change", args=[obj.pk])
-            return _shown_once(request, f"OAuth client {obj.name}", shown, url)
-        return super().response_add(request, obj, post_url_continue)
+    shown_once_label = "OAuth client"
 
 
 @admin.register(ServiceAccount)
-class ServiceAccountAdmin(admin.ModelAdmin):
+class ServiceAccountAdmin(ShownOnceAdminMixin, admin.ModelAdmin):
     list_display = ("name", "tenant", "client_id", "status", "last_used_at", "created_at")
     list_filter = ("status",)
     search_fields = ("name", "client_id", "tenant__name")
@@ -224,17 +225,10 @@ class ServiceAccountAdmin(admin.ModelAdmin):
         from adminops.services.oauth import service_account_create
 
         account, secret = service_account_create(tenant=obj.tenant, actor=_actor(request), request_id="")
-        obj.pk = account.pk
-        obj._state.adding = False
-        obj.refresh_from_db()
+        _adopt(obj, account)
         request._shown_once = [("client_id", account.client_id), ("client_secret", secret)]
 
-    def response_add(self, request, obj, post_url_continue=None):
-        shown = getattr(request, "_shown_once", None)
-        if shown:
-            url = reverse("admin:adminops_serviceaccount_change", args=[obj.pk])
-            return _shown_once(request, f"Service account {obj.name}", shown, url)
-        return super().response_add(request, obj, post_url_continue)
+    shown_once_label = "Service account"
 
 
 class TenantFilter(admin.SimpleListFilter):
