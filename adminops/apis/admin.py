@@ -22,7 +22,7 @@ from adminops.tenancy import SUPER_ADMIN
 from config.api.envelopes import envelope
 from config.api.errors import Forbidden, InvalidParameter, ResourceNotFound
 from config.api.pagination import page_request, paginate
-from config.api.schema import v1_envelope
+from config.api.schema import PaginationSerializer, v1_envelope
 from config.api.timestamps import iso_ms
 from config.api.validation import validated
 from config.api.views import TenantAPIView
@@ -196,7 +196,9 @@ class AuditLogListApi(TenantAPIView):
         responses={
             200: v1_envelope(
                 "AuditLogListEnvelope",
-                record("AuditLogList", logs=AuditLogEntrySerializer(many=True), pagination=obj()),
+                record(
+                    "AuditLogList", logs=AuditLogEntrySerializer(many=True), pagination=PaginationSerializer()
+                ),
             )
         },
         tags=["admin"],

@@ -22,7 +22,7 @@ from config.api.envelopes import envelope
 from config.api.errors import value_error
 from config.api.pagination import page_request, paginate
 from config.api.ratelimit import Bucket, principal_rate, rate_limit_hit
-from config.api.schema import v1_envelope
+from config.api.schema import PaginationSerializer, v1_envelope
 from config.api.timestamps import iso_ms
 from config.api.validation import validated
 from config.api.views import PublicAPIView, TenantAPIView
@@ -145,7 +145,9 @@ class ApiKeyListCreateApi(TenantAPIView):
         responses={
             200: v1_envelope(
                 "ApiKeyListEnvelope",
-                record("ApiKeyList", apiKeys=ApiKeyRecordSerializer(many=True), pagination=obj()),
+                record(
+                    "ApiKeyList", apiKeys=ApiKeyRecordSerializer(many=True), pagination=PaginationSerializer()
+                ),
             )
         },
         tags=["api-keys"],

@@ -27,7 +27,7 @@ from config.api.errors import ApiError
 from config.api.pagination import page_request, paginate
 from config.api.parsers import read_limited
 from config.api.ratelimit import Bucket, rate_limit_hit
-from config.api.schema import v1_envelope
+from config.api.schema import PaginationSerializer, v1_envelope
 from config.api.timestamps import iso_ms
 from config.api.validation import validated
 from config.api.views import PublicAPIView, TenantAPIView
@@ -173,7 +173,11 @@ class OAuthClientListCreateApi(TenantAPIView):
         responses={
             200: v1_envelope(
                 "OAuthClientListEnvelope",
-                record("OAuthClientList", clients=OAuthClientRecordSerializer(many=True), pagination=obj()),
+                record(
+                    "OAuthClientList",
+                    clients=OAuthClientRecordSerializer(many=True),
+                    pagination=PaginationSerializer(),
+                ),
             )
         },
         tags=["oauth-clients"],

@@ -63,6 +63,18 @@ class V2DetailSerializer(serializers.Serializer):
         ref_name = "HTTPErrorDetail"
 
 
+class PaginationSerializer(serializers.Serializer):
+    """`pagination` inside a list's `data` (config/api/pagination.py)."""
+
+    total = serializers.IntegerField()
+    limit = serializers.IntegerField()
+    offset = serializers.IntegerField()
+    hasMore = serializers.BooleanField()
+
+    class Meta:
+        ref_name = "Pagination"
+
+
 def v1_envelope(name: str, data) -> serializers.Serializer:
     """The /api/v1 success body around `data` (a serializer instance or field)."""
     return inline_serializer(

@@ -6,6 +6,7 @@ from __future__ import annotations
 from drf_spectacular.utils import inline_serializer
 from rest_framework import serializers
 
+from config.api.schema import PaginationSerializer
 from config.api.timestamps import iso_ms
 from toolhub.models import Approval, Connection
 from toolhub.registry import Tool
@@ -66,21 +67,6 @@ def approval_data(approval: Approval) -> dict:
     }
 
 
-def _pagination() -> serializers.Serializer:
-    return _PAGINATION.__class__()
-
-
-_PAGINATION = inline_serializer(
-    name="ToolhubPagination",
-    fields={
-        "total": serializers.IntegerField(),
-        "limit": serializers.IntegerField(),
-        "offset": serializers.IntegerField(),
-        "hasMore": serializers.BooleanField(),
-    },
-)
-
-
 def _tool_fields() -> dict:
     return {
         "tool_key": serializers.CharField(),
@@ -131,7 +117,7 @@ ConnectionShape = inline_serializer(
 )
 ConnectionList = inline_serializer(
     name="ConnectionList",
-    fields={"connections": ConnectionShape.__class__(many=True), "pagination": _pagination()},
+    fields={"connections": ConnectionShape.__class__(many=True), "pagination": PaginationSerializer()},
 )
 ConnectionTest = inline_serializer(
     name="ConnectionTestResult",
@@ -166,5 +152,5 @@ ApprovalShape = inline_serializer(
 )
 ApprovalList = inline_serializer(
     name="ApprovalList",
-    fields={"approvals": ApprovalShape.__class__(many=True), "pagination": _pagination()},
+    fields={"approvals": ApprovalShape.__class__(many=True), "pagination": PaginationSerializer()},
 )

@@ -6,6 +6,7 @@ from __future__ import annotations
 from rest_framework import serializers
 
 from adminops.models import Tenant
+from config.api.schema import PaginationSerializer
 from config.api.timestamps import iso_ms
 from vault import keyring
 from vault.models import Credential, DekRotation
@@ -191,16 +192,6 @@ class CredentialDeletedSerializer(serializers.Serializer):
 
     class Meta:
         ref_name = "CredentialDeleted"
-
-
-class PaginationSerializer(serializers.Serializer):
-    total = serializers.IntegerField()
-    limit = serializers.IntegerField()
-    offset = serializers.IntegerField()
-    hasMore = serializers.BooleanField()
-
-    class Meta:
-        ref_name = "VaultPagination"
 
 
 class CredentialListSerializer(serializers.Serializer):
