@@ -9,16 +9,16 @@ from django.utils import timezone
 from adminops.keys import api_key_hash
 from adminops.models import ApiKey, OAuthClient, Tenant
 from config.api.errors import InvalidParameter, ResourceNotFound
+from config.api.ids import prefixed_uuid
 
 
 def path_id(raw: str, *, name: str, prefix: str = "") -> uuid.UUID:
     """A path id in the prefixed form the API returns (`client-<uuid>`) or as a bare UUID."""
-    text = raw[len(prefix) :] if prefix and raw.startswith(prefix) else raw
-    try:
-        return uuid.UUID(text)
-    except ValueError:
+    parsed = prefixed_uuid(raw, prefix)
+    if parsed is None:
         shown = f"{prefix}<uuid> or a UUID" if prefix else "a UUID"
-        raise InvalidParameter(f"Invalid {name}.", details={name: f"{name} must be {shown}."}) from None
+        raise InvalidParameter(f"Invalid {name}.", details={name: f"{name} must be {shown}."})
+    return parsed
 
 
 def api_key_get(*, tenant: Tenant, key_id: uuid.UUID) -> ApiKey:

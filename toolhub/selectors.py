@@ -10,6 +10,7 @@ from django.db.models import Case, IntegerField, QuerySet, Value, When
 
 from adminops.models import Tenant
 from config.api.errors import InvalidParameter
+from config.api.ids import prefixed_uuid
 from toolhub.errors import ApprovalNotFound, ConnectionNotFound, ToolNotFound
 from toolhub.models import APPROVAL_PREFIX, CONNECTION_PREFIX, Approval, ApprovalPolicy, Connection
 from toolhub.registry import Tool, tool_lookup
@@ -24,11 +25,7 @@ def tool_get(*, key: str) -> Tool:
 
 def parse_public_id(raw: str, prefix: str) -> uuid.UUID | None:
     """`conn_<hex>` / `apr_<hex>` as the API shows them, or the bare UUID; None for anything else."""
-    value = raw[len(prefix) :] if raw.startswith(prefix) else raw
-    try:
-        return uuid.UUID(value)
-    except (ValueError, AttributeError):
-        return None
+    return prefixed_uuid(raw, prefix)
 
 
 def _path_id(raw: str, prefix: str, what: str) -> uuid.UUID:

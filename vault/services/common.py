@@ -4,6 +4,7 @@ from uuid import UUID
 
 from adminops.audit import audit_record
 from config.api.errors import InvalidParameter
+from config.api.ids import prefixed_uuid
 from vault.errors import CredentialAlreadyDeleted, CredentialNotFound  # noqa: F401  (re-exported)
 from vault.models import Credential
 
@@ -19,13 +20,12 @@ def person(actor: dict) -> dict:
 
 def parse_credential_id(raw: str) -> UUID:
     """`cred-<uuid>` or a bare UUID (DESIGN 13.7); anything else is 400."""
-    text = raw[5:] if raw.startswith("cred-") else raw
-    try:
-        return UUID(text)
-    except (ValueError, AttributeError):
+    parsed = prefixed_uuid(raw, "cred-")
+    if parsed is None:
         raise InvalidParameter(
             "Invalid credentialId.", details={"credentialId": "credentialId must be a UUID (cred-<uuid>)."}
-        ) from None
+        )
+    return parsed
 
 
 def credential_audit(
