@@ -10,6 +10,7 @@ class AdminopsConfig(AppConfig):
         from django.db.models.signals import post_delete, post_save
 
         from adminops import (
+            audit,
             authcache,
             jobs,  # noqa: F401  (registers the job implementations)
         )
@@ -22,3 +23,4 @@ class AdminopsConfig(AppConfig):
             post_delete.connect(
                 authcache.on_delete, sender=model, dispatch_uid=f"authcache-del-{model.__name__}"
             )
+        post_save.connect(audit.on_tenant_created, sender=Tenant, dispatch_uid="audit-chains-open")

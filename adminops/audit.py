@@ -1,16 +1,26 @@
 """The audit writer (DESIGN section 7): one append-only table, written in the caller's transaction,
-each tenant's entries linked by an HMAC hash chain that `verify_audit_chain` checks."""
+each tenant's entries linked by HMAC hash chains that `verify_audit_chain` checks.
+
+A tenant's entries go to a small, fixed set of chains (`AUDIT_CHAIN_STRIPES`, named `<tenant>`,
+`<tenant>.1`, `<tenant>.2`, ...), each an independent, verifiable HMAC chain with its own head row.
+A writer locks the first head no other transaction holds (`FOR UPDATE SKIP LOCKED`), so two
+concurrent audited changes of one tenant no longer wait for each other's COMMIT; with no contention
+every entry goes to the first chain. A transaction that already holds a head always gets it again
+(its own lock is never skipped), so it never waits on its tenant's heads. docs/decisions.md has the
+reasoning."""
 
 from __future__ import annotations
 
 import hashlib
 import hmac
 import json
+import os
 from datetime import UTC
 from functools import cache
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from adminops.models import AuditChainHead, AuditEntry
@@ -48,13 +58,13 @@ def audit_record(
     """Append one entry to the tenant's chain (the platform chain when `tenant` is None)."""
     details = _plain_json(details or {})
     _refuse_secrets(details)
-    chain = str(tenant.id) if tenant is not None else PLATFORM_CHAIN
+    owner = str(tenant.id) if tenant is not None else PLATFORM_CHAIN
     # No savepoint of its own inside the caller's transaction (two fewer round trips per change):
     # an entry that fails to write must fail the change it records anyway.
     with transaction.atomic(savepoint=False):
-        head = _locked_head(chain)
+        head = _locked_head(owner)
         entry = AuditEntry(
-            chain=chain,
+            chain=head.chain,
             seq=head.seq + 1,
             tenant_id=tenant.id if tenant is not None else None,
             action=action,
@@ -71,15 +81,41 @@ def audit_record(
         )
         entry.hash = link_hash(entry)
         entry.save(force_insert=True)
-        AuditChainHead.objects.filter(chain=chain).update(seq=entry.seq, last_hash=entry.hash)
+        AuditChainHead.objects.filter(chain=head.chain).update(seq=entry.seq, last_hash=entry.hash)
     return entry
 
 
-def _locked_head(chain: str) -> AuditChainHead:
-    head = AuditChainHead.objects.select_for_update().filter(chain=chain).first()
+def owner_chains(owner: str) -> list[str]:
+    """The names of the chains one tenant (or the platform) writes to."""
+    return [owner] + [f"{owner}.{n}" for n in range(1, settings.AUDIT_CHAIN_STRIPES)]
+
+
+def audit_chains_open(owner: str) -> None:
+    """Create the heads of `owner`'s chains. A new tenant's are created in the transaction that
+    creates it (`on_tenant_created`): a head inserted by a transaction still running would make a
+    second writer wait for that transaction's end, which is what several chains are there to avoid."""
+    names = owner_chains(owner)
+    AuditChainHead.objects.bulk_create([AuditChainHead(chain=name) for name in names], ignore_conflicts=True)
+
+
+def on_tenant_created(sender, instance, created: bool, raw: bool = False, **kwargs) -> None:
+    """post_save receiver for Tenant (connected in AdminopsConfig.ready)."""
+    if created and not raw:
+        audit_chains_open(str(instance.pk))
+
+
+def _locked_head(owner: str) -> AuditChainHead:
+    """The head of one of `owner`'s chains, locked until the caller's transaction ends."""
+    names = owner_chains(owner)
+    free = AuditChainHead.objects.select_for_update(skip_locked=True).filter(chain__in=names)
+    head = free.order_by("chain").first()
     if head is None:
-        AuditChainHead.objects.get_or_create(chain=chain)
-        head = AuditChainHead.objects.select_for_update().get(chain=chain)
+        # Either some heads do not exist yet (a tenant older than its stripes, or more stripes
+        # configured) or every one is held by another transaction.
+        audit_chains_open(owner)
+        head = free.order_by("chain").first()
+    if head is None:  # more concurrent writers than chains: wait for one, a different one per process
+        head = AuditChainHead.objects.select_for_update().get(chain=names[os.getpid() % len(names)])
     return head
 
 
@@ -128,8 +164,12 @@ def audit_chain_verify(chain: str) -> list[str]:
     return problems
 
 
-def audit_chains() -> list[str]:
-    return list(AuditChainHead.objects.order_by("chain").values_list("chain", flat=True))
+def audit_chains(owner: str | None = None) -> list[str]:
+    """Every chain, or those of one tenant (or the platform)."""
+    heads = AuditChainHead.objects.order_by("chain")
+    if owner is not None:
+        heads = heads.filter(Q(chain=owner) | Q(chain__startswith=f"{owner}."))
+    return list(heads.values_list("chain", flat=True))
 
 
 def _plain_json(value):

@@ -248,6 +248,10 @@ APPROVAL_TTL_HOURS = env.int("APPROVAL_TTL_HOURS", default=24)
 # A running idempotent call may be taken over this long after its connector's worst-case time.
 TOOLHUB_LEASE_MARGIN_SECONDS = env.float("TOOLHUB_LEASE_MARGIN_SECONDS", default=30.0)
 AUDIT_HMAC_KEY = env("AUDIT_HMAC_KEY", default=None) or SECRET_KEY
+# Chains per tenant: concurrent audited changes of one tenant each take a free chain head.
+AUDIT_CHAIN_STRIPES = env.int("AUDIT_CHAIN_STRIPES", default=8)
+if not 1 <= AUDIT_CHAIN_STRIPES <= 99:  # a chain name is the tenant id and ".NN" (40 characters)
+    raise ImproperlyConfigured("AUDIT_CHAIN_STRIPES must be between 1 and 99.")
 
 # The load harness's baseline endpoints (bench/views.py); never on in production.
 BENCH_ENDPOINTS = env.bool("BENCH_ENDPOINTS", default=False)

@@ -1,10 +1,12 @@
 """The audit trail is append-only and its hash chain shows an edited or removed entry."""
 
+import threading
+
 import pytest
 from django.core.management import CommandError, call_command
-from django.db import connection
+from django.db import connection, transaction
 
-from adminops.audit import audit_chain_verify, audit_record, system_actor
+from adminops.audit import audit_chain_verify, audit_chains, audit_record, system_actor
 from adminops.models import AuditEntry
 
 pytestmark = pytest.mark.django_db
@@ -27,6 +29,7 @@ def write(tenant, n=3):
 def test_entries_link_in_order_per_tenant(tenant, other_tenant):
     ours, theirs = write(tenant), write(other_tenant, 2)
     assert [e.seq for e in ours] == [1, 2, 3] and [e.seq for e in theirs] == [1, 2]
+    assert {e.chain for e in ours} == {str(tenant.id)}  # nobody else writing: the tenant's first chain
     assert ours[1].prev_hash == ours[0].hash
     assert audit_chain_verify(str(tenant.id)) == [] and audit_chain_verify(str(other_tenant.id)) == []
     call_command("verify_audit_chain")
@@ -89,3 +92,46 @@ def test_an_entry_rolls_back_with_the_change_it_records(tenant):
         raise RuntimeError("the change failed")
     assert not AuditEntry.objects.exists()
     assert [e.seq for e in write(tenant, 1)] == [1]
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.skipif(
+    connection.vendor != "postgresql", reason="row locks between transactions need PostgreSQL"
+)
+def test_two_transactions_of_one_tenant_write_entries_without_waiting_for_each_other(tenant):
+    first_written, second_done = threading.Event(), threading.Event()
+    held = {}
+
+    def long_change():
+        try:
+            with transaction.atomic():
+                held["entry"] = write(tenant, 1)[0]
+                first_written.set()
+                assert second_done.wait(10), "the second change waited for this one's commit"
+                held["again"] = write(tenant, 1)[0]  # its own chain's head, without waiting either
+        finally:
+            connection.close()
+
+    thread = threading.Thread(target=long_change)
+    thread.start()
+    assert first_written.wait(10)
+    with transaction.atomic():
+        with connection.cursor() as cursor:
+            cursor.execute("SET LOCAL lock_timeout = '2s'")  # a wait for the other head would fail
+        second = write(tenant, 1)[0]
+    second_done.set()
+    thread.join(10)
+
+    assert held["entry"].chain == str(tenant.id)
+    assert second.chain == f"{tenant.id}.1" and second.seq == 1
+    assert held["again"].chain == str(tenant.id) and held["again"].seq == 2
+    assert audit_chains(str(tenant.id)) == sorted(audit_chains(str(tenant.id)))
+    assert {str(tenant.id), f"{tenant.id}.1"} <= set(audit_chains(str(tenant.id)))
+    for chain in audit_chains(str(tenant.id)):
+        assert audit_chain_verify(chain) == []
+    call_command("verify_audit_chain", "--tenant", str(tenant.id))
+
+    AuditEntry.objects.filter(id=second.id)._raw_delete(AuditEntry.objects.db)  # tampering
+    assert audit_chain_verify(f"{tenant.id}.1") == ["entries after #0 are missing (the chain ends at #1)"]
+    with pytest.raises(CommandError, match="1 of"):
+        call_command("verify_audit_chain", "--tenant", str(tenant.id))

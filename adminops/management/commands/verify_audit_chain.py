@@ -4,13 +4,13 @@ from adminops.audit import audit_chain_verify, audit_chains
 
 
 class Command(BaseCommand):
-    help = "Verify every tenant's audit hash chain (or one with --tenant); exits 1 on tampering."
+    help = "Verify every audit hash chain (or one tenant's with --tenant); exits 1 on tampering."
 
     def add_arguments(self, parser):
         parser.add_argument("--tenant", help="tenant UUID, or 'platform'")
 
     def handle(self, *args, **options):
-        chains = [options["tenant"]] if options["tenant"] else audit_chains()
+        chains = audit_chains(options["tenant"]) if options["tenant"] else audit_chains()
         broken = 0
         for chain in chains:
             problems = audit_chain_verify(chain)
