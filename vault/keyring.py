@@ -149,11 +149,11 @@ def active_dek(*, tenant_id) -> tuple[int, bytes]:
     """(version, key) of the tenant's active data key, created on first use."""
     from vault.models import DataKey
 
-    version = (
-        DataKey.objects.filter(tenant_id=tenant_id, status=DataKey.Status.ACTIVE)
-        .values_list("version", flat=True)
-        .first()
-    )
+    # At most one active key per tenant (a unique constraint): no ORDER BY, which `.first()` adds.
+    found = DataKey.objects.filter(tenant_id=tenant_id, status=DataKey.Status.ACTIVE).values_list(
+        "version", flat=True
+    )[:1]
+    version = next(iter(found), None)
     if version is None:
         version = dek_create(tenant_id=tenant_id, version=1, first=True)
     return version, dek_for(tenant_id=tenant_id, version=version)
