@@ -43,8 +43,12 @@ def test_an_expired_token_is_refreshed_on_the_decrypted_read(admin_api, oauth_pr
     [call] = oauth_provider.token_calls()
     assert call.form() == {"grant_type": "refresh_token", "refresh_token": "rt-0", "scope": "offline_access"}
     assert AuditEntry.objects.filter(tenant_id=tenant.id, action="CREDENTIAL_REFRESHED").count() == 1
-    assert_ok(admin_api.get(f"{URL}/itsm-prod-001"))
+    assert data["accessCount"] == 1  # the read that refreshed counts once
+    reads = AuditEntry.objects.filter(tenant_id=tenant.id, action="CREDENTIAL_SECRET_READ")
+    assert reads.count() == 1
+    again = assert_ok(admin_api.get(f"{URL}/itsm-prod-001"))
     assert len(oauth_provider.token_calls()) == 1  # fresh now: no second call
+    assert again["accessCount"] == 2 and again["accessToken"] == "fresh-access-1" and reads.count() == 2
 
 
 @pytest.mark.django_db

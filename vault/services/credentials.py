@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import uuid
 from datetime import timedelta
+from functools import cache
 
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.db.models import F
 from django.utils import timezone
 
@@ -178,10 +179,19 @@ def credential_delete(
     return credential, affected
 
 
+class _NotTheCommonRead(Exception):
+    """The row needs more than the common read (absent, deleted, or its token is due a refresh)."""
+
+
 def credential_read_secrets(
     *, tenant: Tenant, actor: dict, integration_id: str, credential_id=None, request_id=None
 ) -> tuple[Credential, Revealed, dict | None]:
     """The decrypted GET: refresh first when due, count the access, audit the read."""
+    if credential_id is None:
+        try:
+            return _read_live_secrets(tenant, actor, integration_id, request_id)
+        except _NotTheCommonRead:
+            pass  # nothing was written: the transaction rolled back
     credential = credential_get_by_integration(
         tenant=tenant, integration_id=integration_id, credential_id=credential_id
     )
@@ -205,6 +215,52 @@ def credential_read_secrets(
         credential_audit(credential, action="CREDENTIAL_SECRET_READ", actor=actor, request_id=request_id)
     credential.last_accessed_at, credential.access_count = now, credential.access_count + 1
     return credential, revealed, refresh_error
+
+
+def _read_live_secrets(tenant: Tenant, actor: dict, integration_id: str, request_id):
+    """The common decrypted GET, a live credential whose token is not due a refresh, in one
+    transaction that starts by counting the access and returns the row from that same UPDATE (one
+    round trip fewer than reading the row first; the count rolls back with anything that fails)."""
+    with transaction.atomic():
+        credential = next(
+            iter(
+                Credential.objects.raw(_count_live_access_sql(), _count_live_params(tenant, integration_id))
+            ),
+            None,
+        )
+        if credential is None or refresh_due(credential):
+            raise _NotTheCommonRead
+        credential.tenant = tenant
+        revealed = reveal(credential)
+        credential_audit(credential, action="CREDENTIAL_SECRET_READ", actor=actor, request_id=request_id)
+    return credential, revealed, refresh_error_of(credential)
+
+
+def _count_live_params(tenant: Tenant, integration_id: str) -> list:
+    fields = Credential._meta
+    return [
+        fields.get_field("last_accessed_at").get_db_prep_save(timezone.now(), connection),
+        fields.get_field("tenant").get_db_prep_save(tenant.pk, connection),
+        integration_id,
+        Credential.Status.DELETED,
+    ]
+
+
+@cache
+def _count_live_access_sql() -> str:
+    quote = connection.ops.quote_name
+    meta = Credential._meta
+    columns = ", ".join(quote(field.column) for field in meta.concrete_fields)
+    column = {
+        name: quote(meta.get_field(name).column)
+        for name in ("last_accessed_at", "access_count", "tenant", "integration_id", "status")
+    }
+    return (
+        f"UPDATE {quote(meta.db_table)} SET {column['last_accessed_at']} = %s, "  # noqa: S608  # nosec B608: names from the model
+        f"{column['access_count']} = {column['access_count']} + 1 "
+        f"WHERE {column['tenant']} = %s AND {column['integration_id']} = %s AND {column['status']} <> %s "
+        f"RETURNING {columns}"
+    )
 
 
 class CredentialNotRefreshable(ApiError):
