@@ -24,6 +24,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from adminops.models import AuditChainHead, AuditEntry
+from config.db import insert_params, insert_sql, inserted
 
 PLATFORM_CHAIN = "platform"
 GENESIS = "0" * 64
@@ -81,7 +82,6 @@ def audit_record(
         )
         entry.hash = link_hash(entry)
         _append(entry)
-        entry._state.adding, entry._state.db = False, connection.alias  # as if saved by the ORM
     return entry
 
 
@@ -89,29 +89,22 @@ def audit_record(
 # queries per entry (about a third of an audited request's Python, measured in docs/performance.md).
 def _append(entry: AuditEntry) -> None:
     """Insert the entry and move its chain's head to it: one statement on PostgreSQL."""
-    fields = AuditEntry._meta.concrete_fields
-    values = [field.get_db_prep_save(getattr(entry, field.attname), connection) for field in fields]
+    insert, values = insert_sql(AuditEntry), insert_params(entry)
+    move = _move_head_sql()
     head = [entry.seq, entry.hash, entry.chain]
-    insert, move = _append_sql(connection.vendor)
     with connection.cursor() as cursor:
         if connection.vendor == "postgresql":
             cursor.execute(f"WITH entry AS ({insert} RETURNING 1) {move}", values + head)
         else:
             cursor.execute(insert, values)
             cursor.execute(move, head)
+    inserted(entry)
 
 
 @cache
-def _append_sql(vendor: str) -> tuple[str, str]:
-    quote = connection.ops.quote_name
-    fields = AuditEntry._meta.concrete_fields
-    columns = ", ".join(quote(field.column) for field in fields)
-    insert = (
-        f"INSERT INTO {quote(AuditEntry._meta.db_table)} ({columns}) "  # noqa: S608  # nosec B608: names from the model
-        f"VALUES ({', '.join(['%s'] * len(fields))})"
-    )
-    move = f"UPDATE {quote(AuditChainHead._meta.db_table)} SET seq = %s, last_hash = %s WHERE chain = %s"  # noqa: S608  # nosec B608: names from the model
-    return insert, move
+def _move_head_sql() -> str:
+    table = connection.ops.quote_name(AuditChainHead._meta.db_table)
+    return f"UPDATE {table} SET seq = %s, last_hash = %s WHERE chain = %s"  # noqa: S608  # nosec B608: the table name only
 
 
 def owner_chains(owner: str) -> list[str]:

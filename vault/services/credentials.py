@@ -13,6 +13,7 @@ from django.utils import timezone
 from adminops.models import Tenant
 from config.api.errors import ApiError, Conflict, value_error
 from config.api.timestamps import iso_ms
+from config.db import insert_row
 from integrations.http import OutboundRefused, guard_url
 from vault import usage
 from vault.models import Credential
@@ -74,7 +75,7 @@ def credential_store(
     seal_into(credential, Revealed(access_token, refresh_token, secrets))
     try:
         with transaction.atomic():
-            credential.save(force_insert=True)
+            insert_row(credential)
             credential_audit(
                 credential,
                 action="CREDENTIAL_CREATED",
