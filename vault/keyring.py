@@ -24,7 +24,7 @@ from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 
 from config.api.errors import ServiceUnavailable
 from vault.crypto import forget_ciphers
@@ -149,14 +149,30 @@ def active_dek(*, tenant_id) -> tuple[int, bytes]:
     """(version, key) of the tenant's active data key, created on first use."""
     from vault.models import DataKey
 
-    # At most one active key per tenant (a unique constraint): no ORDER BY, which `.first()` adds.
-    found = DataKey.objects.filter(tenant_id=tenant_id, status=DataKey.Status.ACTIVE).values_list(
-        "version", flat=True
-    )[:1]
-    version = next(iter(found), None)
+    # Every credential write asks this, so the query is prepared once; at most one key per tenant is
+    # active (a unique constraint).
+    with connection.cursor() as cursor:
+        cursor.execute(
+            _active_version_sql(),
+            [
+                DataKey._meta.get_field("tenant").get_db_prep_value(tenant_id, connection),
+                DataKey.Status.ACTIVE,
+            ],
+        )
+        row = cursor.fetchone()
+    version = row[0] if row else None
     if version is None:
         version = dek_create(tenant_id=tenant_id, version=1, first=True)
     return version, dek_for(tenant_id=tenant_id, version=version)
+
+
+@cache
+def _active_version_sql() -> str:
+    from vault.models import DataKey
+
+    quote, meta = connection.ops.quote_name, DataKey._meta
+    tenant, status = quote(meta.get_field("tenant").column), quote(meta.get_field("status").column)
+    return f"SELECT version FROM {quote(meta.db_table)} WHERE {tenant} = %s AND {status} = %s"  # noqa: S608  # nosec B608: names from the model
 
 
 def dek_create(*, tenant_id, version: int, first: bool = False) -> int:
