@@ -26,7 +26,7 @@ from msal.exceptions import MsalServiceError
 from integrations.base import VendorClient
 from integrations.errors import CredentialsInvalid, VendorDenied, VendorTimeout, VendorUnavailable
 from integrations.http import outbound_session
-from integrations.sitelib_batch import collections
+from integrations.sitelib_batch import read_collections
 
 PLATFORM = "sitelib"
 ITEM_FIELDS = "id,name,webUrl,size,file,folder,lastModifiedDateTime,parentReference"
@@ -239,7 +239,7 @@ class SitelibClient(VendorClient):
         depends on the other); sub-site reads come first, so their failures are raised first."""
         urls = [_sub_sites_path(s.id) for s in sites]
         urls += [_with_query(_drives_path(s.id), DRIVE_QUERY) for s in sites]
-        answers = collections(self, urls)
+        answers = read_collections(self, urls)
         children = [
             [_site(raw, parent_id=site.id) for raw in rows]
             for site, rows in zip(sites, answers[: len(sites)], strict=True)
@@ -247,12 +247,12 @@ class SitelibClient(VendorClient):
         return children, [_drives(rows) for rows in answers[len(sites) :]]
 
     def drives_of(self, site_ids: list[str]) -> list[list[Drive]]:
-        answers = collections(self, [_with_query(_drives_path(i), DRIVE_QUERY) for i in site_ids])
+        answers = read_collections(self, [_with_query(_drives_path(i), DRIVE_QUERY) for i in site_ids])
         return [_drives(rows) for rows in answers]
 
     def folders_of(self, drive_ids: list[str]) -> list[list[Folder]]:
         """The folders at the root of each drive."""
-        answers = collections(self, [_with_query(_children_path(i), FOLDER_QUERY) for i in drive_ids])
+        answers = read_collections(self, [_with_query(_children_path(i), FOLDER_QUERY) for i in drive_ids])
         return [_folders(rows) for rows in answers]
 
     # ---- files (the tool hub's document tools)

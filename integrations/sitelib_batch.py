@@ -41,7 +41,7 @@ class _Read:
     attempt: int = 0  # throttled answers so far
 
 
-def collections(client: SitelibClient, urls: list[str]) -> list[list[dict]]:
+def read_collections(client: SitelibClient, urls: list[str]) -> list[list[dict]]:
     """Every item of each collection at `urls` (relative to the API root, query included), in the
     order of `urls`; the first failure in that order is raised."""
     results: list[list[dict]] = [[] for _ in urls]
