@@ -301,7 +301,8 @@ def hub_overhead(results: list[Result]) -> list[tuple[str, str]]:
 
 def sitelib_listing(fakes: Fakes, context: dict) -> tuple[str, str]:
     """POST /v2/sitelib/listing over SITES x DRIVES at LATENCY, one at a time: the median listing
-    time beside the sequential sum of its upstream calls and its slowest chain (target < 1.5x)."""
+    time beside the sequential sum of its upstream calls, the HTTP requests that carried them (JSON
+    batches carry many) and its slowest chain of calls as if each were sent alone (target < 1.5x)."""
     headers = {"X-API-Key": context["api_key"], "x-tenantid": context["tenant_id"]}
     body = {
         "authorization": {
@@ -322,16 +323,16 @@ def sitelib_listing(fakes: Fakes, context: dict) -> tuple[str, str]:
             return ("sitelib listing", f"failed: {response.status_code} {response.text[:200]}")
         fakes_used = (fakes.identity, fakes.graph)
         calls = sum(f.calls for f in fakes_used)
-        runs.append(
-            (elapsed, sum(f.busy for f in fakes_used), slowest_chain(fakes_used, fakes.markers), calls)
-        )
+        http = calls - sum(f.batched for f in fakes_used) + sum(f.batches for f in fakes_used)
+        sequential = sum(f.busy for f in fakes_used)
+        runs.append((elapsed, sequential, slowest_chain(fakes_used, fakes.markers), calls, http))
     runs = sorted(runs[1:])
-    listing, sequential, chain, calls = runs[len(runs) // 2]
+    listing, sequential, chain, calls, http = runs[len(runs) // 2]
     return (
         f"sitelib listing {SITES}x{DRIVES} @{LATENCY * 1000:.0f}ms",
-        f"{listing * 1000:.0f} ms (median of {LISTINGS}); {calls} upstream calls, sequential sum "
-        f"{sequential * 1000:.0f} ms, slowest chain {chain * 1000:.0f} ms: {listing / chain:.2f}x the "
-        "chain (target < 1.5x)",
+        f"{listing * 1000:.0f} ms (median of {LISTINGS}); {calls} upstream calls in {http} HTTP requests, "
+        f"sequential sum {sequential * 1000:.0f} ms, slowest chain {chain * 1000:.0f} ms: "
+        f"{listing / chain:.2f}x the chain (target < 1.5x)",
     )
 
 

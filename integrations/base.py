@@ -29,9 +29,9 @@ R = TypeVar("R")
 
 class VendorClient:
     platform = "vendor"
-    # Concurrent calls of one fan-out. Listing 50 sites is ~100 calls that each wait on the network:
-    # 8 threads made it 4x its slowest site chain; 16 brings it to about 2.5x (32 gains nothing
-    # more, see docs/performance.md). Throttling past that meets the Retry-After-aware retries.
+    # Concurrent calls of one fan-out. The sitelib listing sends its per-site reads in JSON batches
+    # of 20 (integrations/sitelib_batch.py), one batch per thread: 16 threads carry 320 reads at
+    # once (see docs/performance.md). Throttling past that meets the Retry-After-aware retries.
     max_workers = 16
 
     def __init__(self, *, base_url: str, session_options: dict | None = None) -> None:

@@ -15,7 +15,7 @@ import re
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from urllib.parse import quote, unquote, urlsplit
+from urllib.parse import quote, unquote, urlencode, urlsplit
 
 import msal
 import requests
@@ -26,9 +26,12 @@ from msal.exceptions import MsalServiceError
 from integrations.base import VendorClient
 from integrations.errors import CredentialsInvalid, VendorDenied, VendorTimeout, VendorUnavailable
 from integrations.http import outbound_session
+from integrations.sitelib_batch import read_collections
 
 PLATFORM = "sitelib"
 ITEM_FIELDS = "id,name,webUrl,size,file,folder,lastModifiedDateTime,parentReference"
+DRIVE_QUERY = {"$select": "id,name,driveType,webUrl"}
+FOLDER_QUERY = {"$select": "id,name,webUrl,folder"}
 _GUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", re.I)
 _DOMAIN = re.compile(r"^(?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$", re.I)
 _SHA1_HEX = re.compile(r"^[0-9a-f]{40}$", re.I)
@@ -221,27 +224,36 @@ class SitelibClient(VendorClient):
         return _site(self.get_json(address))
 
     def sub_sites(self, site: Site) -> list[Site]:
-        return [_site(raw, parent_id=site.id) for raw in self.paged(f"/sites/{_segment(site.id)}/sites")]
+        return [_site(raw, parent_id=site.id) for raw in self.paged(_sub_sites_path(site.id))]
 
     def drives(self, site_id: str) -> list[Drive]:
-        items = self.paged(f"/sites/{_segment(site_id)}/drives", {"$select": "id,name,driveType,webUrl"})
-        return [
-            Drive(
-                id=d["id"],
-                name=d.get("name", ""),
-                drive_type=d.get("driveType", ""),
-                web_url=d.get("webUrl", ""),
-            )
-            for d in items
-            if d.get("id")
-        ]
+        return _drives(self.paged(_drives_path(site_id), DRIVE_QUERY))
 
     def folders(self, drive_id: str) -> list[Folder]:
         """The folders at the root of a drive."""
-        items = self.paged(
-            f"/drives/{_segment(drive_id)}/root/children", {"$select": "id,name,webUrl,folder"}
-        )
-        return [_folder(item) for item in items if "folder" in item and item.get("id")]
+        return _folders(self.paged(_children_path(drive_id), FOLDER_QUERY))
+
+    # ---- the same reads for many objects at once, in JSON batches (integrations/sitelib_batch.py)
+    def sub_sites_and_drives(self, sites: list[Site]) -> tuple[list[list[Site]], list[list[Drive]]]:
+        """Each site's sub-sites and its drives, all asked in one round of batches (neither read
+        depends on the other); sub-site reads come first, so their failures are raised first."""
+        urls = [_sub_sites_path(s.id) for s in sites]
+        urls += [_with_query(_drives_path(s.id), DRIVE_QUERY) for s in sites]
+        answers = read_collections(self, urls)
+        children = [
+            [_site(raw, parent_id=site.id) for raw in rows]
+            for site, rows in zip(sites, answers[: len(sites)], strict=True)
+        ]
+        return children, [_drives(rows) for rows in answers[len(sites) :]]
+
+    def drives_of(self, site_ids: list[str]) -> list[list[Drive]]:
+        answers = read_collections(self, [_with_query(_drives_path(i), DRIVE_QUERY) for i in site_ids])
+        return [_drives(rows) for rows in answers]
+
+    def folders_of(self, drive_ids: list[str]) -> list[list[Folder]]:
+        """The folders at the root of each drive."""
+        answers = read_collections(self, [_with_query(_children_path(i), FOLDER_QUERY) for i in drive_ids])
+        return [_folders(rows) for rows in answers]
 
     # ---- files (the tool hub's document tools)
     def drive_search(self, drive_id: str, *, text: str, top: int) -> list[dict]:
@@ -261,6 +273,37 @@ class SitelibClient(VendorClient):
 
 def _segment(value: str) -> str:
     return quote(value, safe=",!")
+
+
+def _sub_sites_path(site_id: str) -> str:
+    return f"/sites/{_segment(site_id)}/sites"
+
+
+def _drives_path(site_id: str) -> str:
+    return f"/sites/{_segment(site_id)}/drives"
+
+
+def _children_path(drive_id: str) -> str:
+    return f"/drives/{_segment(drive_id)}/root/children"
+
+
+def _with_query(path: str, params: dict) -> str:
+    """A path with its query, encoded as requests encodes `params=`."""
+    return f"{path}?{urlencode(params)}"
+
+
+def _drives(items) -> list[Drive]:
+    return [
+        Drive(
+            id=d["id"], name=d.get("name", ""), drive_type=d.get("driveType", ""), web_url=d.get("webUrl", "")
+        )
+        for d in items
+        if d.get("id")
+    ]
+
+
+def _folders(items) -> list[Folder]:
+    return [_folder(item) for item in items if "folder" in item and item.get("id")]
 
 
 def _site(raw: dict, *, parent_id: str | None = None) -> Site:

@@ -84,23 +84,36 @@ def sitelib_listing(*, tenant: Tenant, credentials: SitelibCredentials, query: S
         graph_url=settings.SITELIB_GRAPH_URL, login_url=settings.SITELIB_LOGIN_URL, credentials=credentials
     )
     with client, platform_call(credentials_at=("authorization",)):
-        sites = _sites_with_sub_sites(client, query, rules)
-        client.fan_out(lambda site: _fill_drives(client, site, query, rules), sites)
+        sites = _sites_with_drives(client, query, rules)
+        if query.folders:
+            drives = [drive for site in sites for drive in site.drives]
+            for drive, folders in zip(drives, client.folders_of([d.id for d in drives]), strict=True):
+                drive.folders = [f for f in folders if query.folder_wanted(f)]
     return [_site_record(site) for site in sites if _site_kept(site, query, rules)]
 
 
-def _sites_with_sub_sites(client: SitelibClient, query: SitelibQuery, rules: SourceRules) -> list[Site]:
+def _sites_with_drives(client: SitelibClient, query: SitelibQuery, rules: SourceRules) -> list[Site]:
+    """The top sites, then each one's sub-sites, every site with its drives. The platform reads go
+    in rounds of JSON batches: the top sites' sub-sites and drives together (neither depends on the
+    other), then the drives of the sub-sites found."""
     if query.site_urls:
         top = client.fan_out(lambda url: _site_at(client, query, url), query.site_urls)
     else:
         top = client.sites_all()
     top = _unique(site for site in top if not rules.site_blocked(site.url))
-    children = client.fan_out(client.sub_sites, top)
+    children, drives = client.sub_sites_and_drives(top)
+    for site, found in zip(top, drives, strict=True):
+        site.drives = _drives_kept(site, found, query, rules)
     ordered: list[Site] = []
     for site, subs in zip(top, children, strict=True):
         ordered.append(site)
         ordered.extend(s for s in subs if query.sub_site_wanted(s) and not rules.site_blocked(s.url))
-    return _unique(ordered)
+    sites = _unique(ordered)
+    top_ids = {site.id for site in top}
+    subs = [site for site in sites if site.id not in top_ids]
+    for site, found in zip(subs, client.drives_of([s.id for s in subs]), strict=True):
+        site.drives = _drives_kept(site, found, query, rules)
+    return sites
 
 
 def _site_at(client: SitelibClient, query: SitelibQuery, url: str) -> Site:
@@ -125,15 +138,8 @@ def _unique(sites) -> list[Site]:
     return result
 
 
-def _fill_drives(client: SitelibClient, site: Site, query: SitelibQuery, rules: SourceRules) -> None:
-    """Runs on a pool thread: vendor I/O and plain data only."""
-    drives = [
-        d for d in client.drives(site.id) if query.drive_wanted(d) and rules.drive_visible(site.url, d.id)
-    ]
-    if query.folders:
-        for drive in drives:
-            drive.folders = [f for f in client.folders(drive.id) if query.folder_wanted(f)]
-    site.drives = drives
+def _drives_kept(site: Site, drives: list[Drive], query: SitelibQuery, rules: SourceRules) -> list[Drive]:
+    return [d for d in drives if query.drive_wanted(d) and rules.drive_visible(site.url, d.id)]
 
 
 def _site_kept(site: Site, query: SitelibQuery, rules: SourceRules) -> bool:

@@ -1,14 +1,19 @@
 """A fake document-site API in the Graph style under `/v1.0`: site search, a site by host and
-path, sub-sites, drives and a drive's root children, each paged through `@odata.nextLink`; bearer
-tokens are checked against the ones the fake identity platform issued."""
+path, sub-sites, drives and a drive's root children, each paged through `@odata.nextLink`, and JSON
+batching (`POST /v1.0/$batch`); bearer tokens are checked against the ones the fake identity
+platform issued."""
 
 from __future__ import annotations
 
+import json
 import uuid
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
-from urllib.parse import quote, unquote
+from urllib.parse import parse_qs, quote, unquote, urlsplit
 
 from tests.fakes.server import FakeVendor, Received, Reply, route
+
+BATCH_LIMIT = 20  # the platform's own limit of requests in one JSON batch
 
 
 @dataclass
@@ -40,6 +45,12 @@ class FakeGraph(FakeVendor):
         self.sites: dict[str, FakeSite] = {}
         self.drives: dict[str, FakeDrive] = {}
         self.host = "contoso.sitelib.test"
+        # Sub-requests of JSON batches run here, concurrently (see `batch`).
+        self._batch_pool = ThreadPoolExecutor(max_workers=128, thread_name_prefix="fake-graph-batch")
+
+    def stop(self) -> None:
+        super().stop()
+        self._batch_pool.shutdown(wait=False, cancel_futures=True)
 
     @property
     def api_url(self) -> str:
@@ -131,6 +142,62 @@ class FakeGraph(FakeVendor):
             return self._authorized(request) or Reply(404, _error("itemNotFound", "Drive not found"))
         return self._page(request, list(drive.items))
 
+    @route("POST", r"/v1\.0/\$batch")
+    def batch(self, request):
+        """JSON batching as the platform documents it: up to 20 requests `{id, method, url}` (the
+        URL relative to `/v1.0`), each answered as its own endpoint answers it when called alone
+        (queued replies included), with a status, headers and body of its own, so throttling,
+        denials and failures are per sub-request; answers come in any order (here: as they
+        finish). The sub-requests inherit the batch's Authorization and run concurrently, so the
+        batch answers when its slowest sub-request is done: with a latency per request, one
+        latency period for the whole batch (the assumption the benchmarks rest on)."""
+        denied = self._authorized(request)
+        if denied:
+            return denied
+        subs, problem = self._batch_requests(request)
+        if problem:
+            return Reply(400, _error("BadRequest", problem))
+        with self._lock:
+            self.received.extend(subs.values())
+        futures = {self._batch_pool.submit(self.handle, sub): key for key, sub in subs.items()}
+        responses = [_sub_response(futures[future], future.result()) for future in as_completed(futures)]
+        return Reply(200, {"responses": responses})
+
+    def is_batch(self, request: Received) -> bool:
+        return request.method == "POST" and request.path == "/v1.0/$batch"
+
+    def _batch_requests(self, request: Received) -> tuple[dict[str, Received], str | None]:
+        try:
+            requests = request.json().get("requests")
+        except (ValueError, AttributeError):
+            return {}, "The batch body is not a JSON object."
+        if not isinstance(requests, list) or not requests:
+            return {}, "A batch needs a non-empty 'requests' array."
+        if len(requests) > BATCH_LIMIT:
+            return {}, f"A batch holds at most {BATCH_LIMIT} requests."
+        subs: dict[str, Received] = {}
+        for item in requests:
+            if not isinstance(item, dict) or not all(
+                isinstance(item.get(k), str) for k in ("id", "method", "url")
+            ):
+                return {}, "Every request of a batch needs a string id, method and url."
+            if item["id"] in subs:
+                return {}, f"The id '{item['id']}' is used twice in the batch."
+            if "dependsOn" in item:
+                return {}, "dependsOn is not supported by this fake."
+            if item["url"].startswith(("http://", "https://")):
+                return {}, "A request's url must be relative to the API version."
+            parts = urlsplit("/" + item["url"].lstrip("/"))
+            headers = {
+                "Authorization": request.headers.get("Authorization", ""),
+                **(item.get("headers") or {}),
+            }
+            body = json.dumps(item["body"]).encode() if "body" in item else b""
+            subs[item["id"]] = Received(
+                item["method"].upper(), "/v1.0" + parts.path, parse_qs(parts.query), headers, body
+            )
+        return subs, None
+
     # ---- helpers
     def _authorized(self, request: Received) -> Reply | None:
         header = request.headers.get("Authorization", "")
@@ -159,6 +226,16 @@ def _site_json(site: FakeSite) -> dict:
         "webUrl": site.web_url,
         "siteCollection": {"hostname": site.host},
     }
+
+
+def _sub_response(key: str, reply: Reply) -> dict:
+    headers = dict(reply.headers)
+    body = reply.body
+    if isinstance(body, dict | list):
+        headers.setdefault("Content-Type", "application/json")
+    elif isinstance(body, bytes):
+        body = body.decode()
+    return {"id": key, "status": reply.status, "headers": headers, "body": body}
 
 
 def _error(code: str, message: str) -> dict:

@@ -89,6 +89,19 @@ def test_it_follows_every_next_link_to_the_end(admin_client, graph):
     assert any("$skiptoken" in r.query for r in graph.requests_to(r"/drives$"))
 
 
+def test_it_asks_the_platform_about_many_sites_in_a_handful_of_batches(admin_client, graph):
+    sites = [graph.add_site(f"/sites/team{n:02}", f"Team {n}") for n in range(45)]
+    for site in sites:
+        graph.add_drive(site, "Documents")
+    graph.add_drive(graph.add_site("/sites/team00/emea", "Team 0 EMEA", parent=sites[0]), "Documents")
+    response = admin_client.post(URL, sitelib_body(), format="json")
+    data = response.json()["data"]
+    assert data["total"] == 46 and all(len(site["drives"]) == 1 for site in data["sites"])
+    # 90 reads (45 sub-site lists, 45 drive lists) in 5 batches, then the sub-site's drives in one
+    sizes = sorted(len(r.json()["requests"]) for r in graph.requests_to(r"/v1\.0/\$batch$"))
+    assert sizes == [1, 10, 20, 20, 20, 20]
+
+
 def test_it_retries_a_throttled_call_honouring_retry_after(admin_client, graph, estate):
     graph.queue_reply(
         Reply(429, {"error": {"code": "TooManyRequests"}}, {"Retry-After": "1"}), path=r"/drives$"

@@ -1,0 +1,123 @@
+"""JSON batching on the document-site platform (`POST {graph}/$batch`): many reads in few HTTP calls.
+
+Up to 20 requests go in one batch (the platform's limit) and the batches of one call are sent
+concurrently on the client's pool. The platform answers every sub-request on its own (status,
+headers, body, in any order), and each is handled exactly as the same request sent alone:
+
+- an answer >= 400 raises the client's `error_for` of it (401/403 denied, 404 not found,
+  429 or 503 with Retry-After throttled, other 5xx unavailable), the same `VendorError`;
+- 429 and 503 are first retried, in a later batch, after their Retry-After (else the session's
+  backoff), within the outbound session's retry count and time budget (`integrations/http.py`);
+- every `@odata.nextLink` is followed to the end, in a further batch when the link is under the
+  API root (a link anywhere else is read with single calls, through the guard).
+
+The batch request itself goes through the guarded session like any call; it only reads, so it is
+retried like one (`idempotent=True`).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import requests
+from requests.structures import CaseInsensitiveDict
+
+from integrations.errors import VendorUnavailable
+from integrations.http import RETRY_STATUSES
+
+if TYPE_CHECKING:
+    from integrations.sitelib import SitelibClient
+
+BATCH_LIMIT = 20
+
+
+@dataclass
+class _Read:
+    index: int  # which of the caller's collections this request reads
+    url: str  # relative to the API root, query included
+    attempt: int = 0  # throttled answers so far
+
+
+def read_collections(client: SitelibClient, urls: list[str]) -> list[list[dict]]:
+    """Every item of each collection at `urls` (relative to the API root, query included), in the
+    order of `urls`; the first failure in that order is raised."""
+    results: list[list[dict]] = [[] for _ in urls]
+    chunks = [range(start, min(start + BATCH_LIMIT, len(urls))) for start in range(0, len(urls), BATCH_LIMIT)]
+    client.fan_out(lambda chunk: _read_all(client, [_Read(n, urls[n]) for n in chunk], results), chunks)
+    return results
+
+
+def _read_all(client: SitelibClient, reads: list[_Read], results: list[list[dict]]) -> None:
+    """One chunk's reads until each is complete. Each read owns its `results` slot, so chunks on
+    different threads never write the same list."""
+    deadline = time.monotonic() + client.session.retry_budget
+    while reads:
+        later: list[_Read] = []
+        waits: list[float] = []
+        for read, response in zip(reads, _send(client, reads), strict=True):
+            if response.status_code in RETRY_STATUSES:
+                # The session's own retry policy (count, Retry-After, backoff, budget).
+                wait = client.session._retry_wait(response, read.attempt, deadline)
+                if wait is not None:
+                    read.attempt += 1
+                    later.append(read)
+                    waits.append(wait)
+                    continue
+            if response.status_code >= 400:
+                raise client.error_for(response)
+            page = client.json_of(response)
+            results[read.index].extend(item for item in page.get("value") or [] if isinstance(item, dict))
+            link = page.get("@odata.nextLink")
+            if link:
+                relative = _relative(client, str(link))
+                if relative is None:
+                    results[read.index].extend(client.paged(str(link)))
+                else:
+                    later.append(_Read(read.index, relative))
+        if waits:
+            time.sleep(max(waits))
+        reads = later
+
+
+def _send(client: SitelibClient, reads: list[_Read]) -> list[requests.Response]:
+    """One batch; its answers as responses, in the order of `reads`."""
+    ids = [str(n) for n in range(len(reads))]
+    body = {"requests": [{"id": i, "method": "GET", "url": r.url} for i, r in zip(ids, reads, strict=True)]}
+    answer = client.json_of(client.request("POST", "$batch", json=body, idempotent=True))
+    listed = answer.get("responses")
+    by_id = {}
+    if isinstance(listed, list):
+        by_id = {str(item.get("id")): item for item in listed if isinstance(item, dict)}
+    if any(i not in by_id or not isinstance(by_id[i].get("status"), int) for i in ids):
+        raise VendorUnavailable(
+            f"The {client.platform} platform answered a batch without every response.",
+            platform=client.platform,
+        )
+    return [_as_response(by_id[i], client.url(r.url)) for i, r in zip(ids, reads, strict=True)]
+
+
+def _as_response(answer: dict, url: str) -> requests.Response:
+    """A sub-response as the `requests.Response` the same request sent alone would have produced,
+    so that errors, Retry-After and bodies are read by the one code that reads them."""
+    response = requests.Response()
+    response.status_code = answer["status"]
+    headers = answer.get("headers")
+    response.headers = CaseInsensitiveDict(
+        {str(k): str(v) for k, v in headers.items()} if isinstance(headers, dict) else {}
+    )
+    body = answer.get("body")
+    response._content = b"" if body is None else json.dumps(body).encode()
+    response.encoding = "utf-8"
+    response.url = url
+    return response
+
+
+def _relative(client: SitelibClient, link: str) -> str | None:
+    """A next link as a batch request's URL (relative to the API root), or None when the link
+    leads elsewhere."""
+    if link.startswith(client.base_url + "/"):
+        return link[len(client.base_url) :]
+    return None
