@@ -6,7 +6,7 @@ from __future__ import annotations
 import uuid
 from fnmatch import fnmatchcase
 
-from django.db.models import Case, IntegerField, QuerySet, Value, When
+from django.db.models import Case, F, IntegerField, QuerySet, Value, When
 
 from adminops.models import Tenant
 from config.api.errors import InvalidParameter
@@ -54,15 +54,28 @@ def connection_get(*, tenant: Tenant, connection_id: str) -> Connection:
     return connection
 
 
+# The tenant's approval policy, read in the same query as the connection a call runs on (a LEFT
+# JOIN: no policy row reads as NULLs). `policy_gates(connection=...)` then asks nothing more.
+_WITH_POLICY = {
+    "policy_pk": F("tenant__approval_policy__id"),
+    "policy_gated_risk_levels": F("tenant__approval_policy__gated_risk_levels"),
+    "policy_always_gate": F("tenant__approval_policy__always_gate"),
+    "policy_never_gate": F("tenant__approval_policy__never_gate"),
+}
+
+
 def connection_resolve(*, tenant: Tenant, tool: Tool, connection_id: str | None) -> Connection:
     """The connection a call runs on: the one named, else the domain's default. It must be active,
-    of the tool's domain and of a connector that implements the tool."""
+    of the tool's domain and of a connector that implements the tool. The tenant's approval policy
+    comes with it (see `policy_gates`)."""
+    rows = Connection.objects.filter(tenant=tenant).annotate(**_WITH_POLICY)
     if connection_id is not None:
         pk = parse_public_id(connection_id, CONNECTION_PREFIX)
-        connection = Connection.objects.filter(tenant=tenant, id=pk).first() if pk else None
+        connection = _one(rows.filter(id=pk)) if pk else None
         where = f"Connection {connection_id!r} was not found"
     else:
-        connection = Connection.objects.filter(tenant=tenant, domain=tool.domain, is_default=True).first()
+        # One default per (tenant, domain) is a constraint: no ORDER BY needed.
+        connection = _one(rows.filter(domain=tool.domain, is_default=True))
         where = f"No default connection for the {tool.domain!r} domain"
     if connection is None:
         raise ConnectionNotFound(f"{where}.", details={"domain": tool.domain})
@@ -79,9 +92,18 @@ def connection_resolve(*, tenant: Tenant, tool: Tool, connection_id: str | None)
     return connection
 
 
-def policy_gates(*, tenant: Tenant, tool: Tool) -> bool:
-    """Does this tenant's policy put the tool behind an approval? (DESIGN section 9)"""
-    policy = ApprovalPolicy.objects.filter(tenant=tenant).first()
+def _one(rows: QuerySet) -> Connection | None:
+    found = list(rows[:1])
+    return found[0] if found else None
+
+
+def policy_gates(*, tenant: Tenant, tool: Tool, connection: Connection | None = None) -> bool:
+    """Does this tenant's policy put the tool behind an approval? (DESIGN section 9) With a
+    connection from `connection_resolve`, the policy read with it; else one query."""
+    if connection is not None and hasattr(connection, "policy_pk"):
+        policy = _policy_read_with(connection, tenant)
+    else:
+        policy = ApprovalPolicy.objects.filter(tenant=tenant).first()
     if policy is None:
         return tool.risk_level in ApprovalPolicy.DEFAULT_GATED
     if any(fnmatchcase(tool.key, pattern) for pattern in policy.never_gate):
@@ -89,6 +111,18 @@ def policy_gates(*, tenant: Tenant, tool: Tool) -> bool:
     if any(fnmatchcase(tool.key, pattern) for pattern in policy.always_gate):
         return True
     return tool.risk_level in policy.gated_risk_levels
+
+
+def _policy_read_with(connection: Connection, tenant: Tenant) -> ApprovalPolicy | None:
+    if connection.policy_pk is None:
+        return None
+    return ApprovalPolicy(
+        id=connection.policy_pk,
+        tenant=tenant,
+        gated_risk_levels=connection.policy_gated_risk_levels,
+        always_gate=connection.policy_always_gate,
+        never_gate=connection.policy_never_gate,
+    )
 
 
 def approval_list(*, tenant: Tenant, status: str | None = None, requester_key: str | None = None) -> QuerySet:

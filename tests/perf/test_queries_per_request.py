@@ -18,10 +18,11 @@ from tests.toolhub.support import make_connection, make_credential
 from vault.services.credentials import credential_store
 
 URL = "/api/v1/credentials"
-# Tool execute: tool-hub connection, policy gates, credential (+ access counter), execution record
-# and audit entry in their transaction; the sitelib listing reads nothing from the database once
-# the key is cached.
-EXECUTE_QUERIES = 10
+# Tool execute: the connection with the tenant's approval policy (one query), the credential read
+# back from its access-counter UPDATE (one query), then one transaction: execution record and audit
+# entry (head lock, INSERT, head UPDATE; a test also counts its savepoint and release); the sitelib
+# listing reads nothing from the database once the key is cached.
+EXECUTE_QUERIES = 8
 LISTING_QUERIES = 0
 
 

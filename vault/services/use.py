@@ -12,7 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from django.db.models import F
+from django.db import connections
+from django.db.models import F, Q
+from django.db.models.sql import UpdateQuery
 from django.utils import timezone
 
 from adminops.audit import system_actor
@@ -46,6 +48,42 @@ def credential_for_use(
     *, tenant: Tenant, integration_id: str, actor: dict | None = None, request_id: str | None = None
 ) -> CredentialForUse:
     actor = actor or system_actor("connector")
+    credential = _counted_if_usable(tenant, integration_id)
+    if credential is None:
+        credential = _usable_or_refused(tenant, integration_id, actor=actor, request_id=request_id)
+        Credential.objects.filter(id=credential.id).update(
+            last_accessed_at=timezone.now(), access_count=F("access_count") + 1
+        )
+    elif refresh_due(credential):
+        credential, _ = credential_refresh(credential=credential, actor=actor, request_id=request_id)
+        _refuse_expired(credential, integration_id)
+    revealed = reveal(credential)
+    return _for_use(credential, revealed)
+
+
+def _counted_if_usable(tenant: Tenant, integration_id: str) -> Credential | None:
+    """The usual case in one statement: count the access of the integration's active, unexpired
+    credential and read it back (`UPDATE ... RETURNING`; Django's `update()` cannot return rows).
+    None when there is no such row; the slow path then says why, or refreshes an expired token."""
+    now = timezone.now()
+    rows = (
+        Credential.objects.for_tenant(tenant)
+        .filter(integration_id=integration_id, status=Credential.Status.ACTIVE)
+        .filter(Q(expires_at__isnull=True) | Q(expires_at__gt=now))
+    )
+    update = rows.query.chain(UpdateQuery)
+    update.add_update_values({"last_accessed_at": now, "access_count": F("access_count") + 1})
+    sql, params = update.get_compiler(rows.db).as_sql()
+    fields = Credential._meta.concrete_fields
+    returning = ", ".join(connections[rows.db].ops.quote_name(f.column) for f in fields)
+    found = list(Credential.objects.raw(f"{sql} RETURNING {returning}", params))
+    if not found:
+        return None
+    found[0].tenant = tenant  # the caller's tenant object: no extra query
+    return found[0]
+
+
+def _usable_or_refused(tenant: Tenant, integration_id: str, *, actor: dict, request_id) -> Credential:
     credential = credential_get_by_integration(tenant=tenant, integration_id=integration_id)
     if credential.status != Credential.Status.ACTIVE:
         raise CredentialUnusable(
@@ -56,10 +94,10 @@ def credential_for_use(
     if refresh_due(credential):
         credential, _ = credential_refresh(credential=credential, actor=actor, request_id=request_id)
     _refuse_expired(credential, integration_id)
-    revealed = reveal(credential)
-    Credential.objects.filter(id=credential.id).update(
-        last_accessed_at=timezone.now(), access_count=F("access_count") + 1
-    )
+    return credential
+
+
+def _for_use(credential: Credential, revealed) -> CredentialForUse:
     return CredentialForUse(
         credential_id=credential.public_id,
         integration_id=credential.integration_id,
