@@ -288,3 +288,16 @@ def test_an_expired_credential_is_refused_uncounted_before_the_vendor_is_called(
     error = assert_tool_error(_config_get(executor, itdocs_fake), 404, "CONNECTION_NOT_FOUND")
     assert error["details"]["reason"] == "CREDENTIAL_EXPIRED"
     assert rows.get().access_count == 0 and itdocs_fake.received == []
+
+
+def test_a_policy_written_between_two_calls_gates_the_second(
+    executor, tenant, itdocs_connection, itdocs_fake
+):
+    from toolhub.models import ApprovalPolicy
+
+    assert_tool_ok(_config_get(executor, itdocs_fake))
+    ApprovalPolicy.objects.create(tenant=tenant, gated_risk_levels=[], always_gate=["itdocs.configuration.*"])
+    error = assert_tool_error(_config_get(executor, itdocs_fake), 422, "INVALID_INPUT")
+    assert error["details"]["errors"][0]["path"] == "/idempotency_key"  # gated: it needs a key now
+    dry = assert_tool_ok(_config_get(executor, itdocs_fake, dry_run=True))["data"]
+    assert dry["approval_required"] is True and dry["connection_id"] == itdocs_connection.public_id
