@@ -3,9 +3,11 @@
 permission, connection, schema checks, vault decryption, execution record, audit) beside the same
 vendor call made directly with the same client against the same fast loopback fake.
 
-    .venv/bin/python -m bench.tool_execute [--calls 300] [--idempotent]
+    .venv/bin/python -m bench.tool_execute [--calls 300] [--idempotent] [--count]
 
-Runs on DATABASE_URL's engine (a throwaway test database is created and dropped).
+Runs on DATABASE_URL's engine (a throwaway test database is created and dropped). `--count` also
+prints what a call costs in work rather than time (Python function calls and SQL statements per
+call), which stays comparable on a machine too busy for timings to mean much.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
+import sys
 import time
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
@@ -28,7 +31,13 @@ import django
 django.setup()
 
 from django.conf import settings  # noqa: E402
-from django.test.utils import setup_databases, setup_test_environment, teardown_databases  # noqa: E402
+from django.db import connection  # noqa: E402
+from django.test.utils import (  # noqa: E402
+    CaptureQueriesContext,
+    setup_databases,
+    setup_test_environment,
+    teardown_databases,
+)
 from rest_framework.test import APIClient  # noqa: E402
 
 from integrations.itdocs import ItdocsClient  # noqa: E402
@@ -51,10 +60,33 @@ def timed(function, calls: int) -> list[float]:
     return times
 
 
+def work(function, calls: int = 20) -> tuple[float, float]:
+    """(Python function calls, SQL statements) per call, medians over `calls` calls."""
+    counted = [0]
+
+    def count(_frame, event, _arg) -> None:
+        if event in ("call", "c_call"):
+            counted[0] += 1
+
+    python, statements = [], []
+    for index in range(calls):
+        with CaptureQueriesContext(connection) as queries:
+            before = counted[0]
+            sys.setprofile(count)
+            try:
+                function(1_000_000 + index)  # past the timed calls' idempotency keys
+            finally:
+                sys.setprofile(None)
+        python.append(counted[0] - before)
+        statements.append(len(queries.captured_queries))
+    return statistics.median(python), statistics.median(statements)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--calls", type=int, default=300)
     parser.add_argument("--idempotent", action="store_true", help="send a fresh idempotency key per call")
+    parser.add_argument("--count", action="store_true", help="also count Python calls and SQL per call")
     options = parser.parse_args()
     settings.OUTBOUND_ALLOW_PRIVATE_NETWORKS = True
     setup_test_environment()
@@ -99,6 +131,10 @@ def report(fake: FakeItdocs, options) -> None:
         f"{'hub adds':16} p50={statistics.median(hub_ms) - statistics.median(direct_ms):7.2f} ms  "
         f"p99={percentile(hub_ms, 0.99) - percentile(direct_ms, 0.99):7.2f} ms"
     )
+    if options.count:
+        for name, function in (("execute via hub", hub), ("fake directly", direct)):
+            python, statements = work(function)
+            print(f"{name:16} {python:7.0f} Python calls, {statements:.0f} SQL statements per call")
 
 
 if __name__ == "__main__":

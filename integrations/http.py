@@ -7,7 +7,10 @@
   runs before the request (so a refusal is decided before any connection), again for every redirect
   hop, and once more on the connected socket's peer address (so DNS rebinding cannot slip past).
   `OUTBOUND_ALLOW_PRIVATE_NETWORKS` relaxes only the address rule (tests and local fakes);
-- an optional extra CA bundle (`OUTBOUND_CA_BUNDLE`), added to the default trust store.
+- an optional extra CA bundle (`OUTBOUND_CA_BUNDLE`), added to the default trust store;
+- kept-alive connections on request (`keep_alive=<key>`): sessions given the same key in one process
+  share one guarded connection pool, so consecutive calls of a tool-hub connection skip the TCP
+  (and TLS) handshake. Only the transport is shared; headers, auth and cookies stay per session.
 """
 
 from __future__ import annotations
@@ -19,7 +22,9 @@ import logging
 import os
 import random
 import socket
+import threading
 import time
+from collections import OrderedDict
 from functools import cache
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -37,6 +42,12 @@ DEFAULT_TIMEOUT = (5.0, 30.0)
 IDEMPOTENT_METHODS = frozenset({"GET", "HEAD", "OPTIONS", "PUT", "DELETE"})
 RETRY_STATUSES = frozenset({429, 503})
 MAX_REDIRECTS = 5
+# Kept-alive pools: a pooled connection idle longer than this is closed instead of reused. Many
+# servers drop idle connections after 5 s, and a request sent just as the server closes fails with
+# no answer at all; a fresh connection costs one handshake.
+KEEP_ALIVE_IDLE_SECONDS = 4.0
+KEEP_ALIVE_KEYS = 256  # pools kept per process (least recently used beyond this are closed)
+KEEP_ALIVE_CONNECTIONS = 10  # idle connections kept per key and host
 _NAT64 = ipaddress.IPv6Network("64:ff9b::/96")
 
 
@@ -98,7 +109,10 @@ def _looks_numeric(host: str) -> bool:
 
 
 class _PeerCheck:
-    """Mixin for urllib3 connections: refuse a connected socket whose peer is not public."""
+    """Mixin for urllib3 connections: refuse a connected socket whose peer is not public, and let
+    the pool drop a connection that has been idle too long (`KEEP_ALIVE_IDLE_SECONDS`)."""
+
+    _answered_at: float | None = None
 
     def connect(self):
         super().connect()
@@ -108,6 +122,18 @@ class _PeerCheck:
         if peer is None or not address_is_public(peer):
             self.sock.close()
             raise OutboundRefused("The connection reached a private, loopback or reserved address.")
+
+    def getresponse(self):
+        response = super().getresponse()
+        self._answered_at = time.monotonic()
+        return response
+
+    @property
+    def is_connected(self) -> bool:
+        # urllib3 asks this before reusing a pooled connection; False makes it close and reconnect.
+        if self._answered_at is not None and time.monotonic() - self._answered_at > KEEP_ALIVE_IDLE_SECONDS:
+            return False
+        return super().is_connected
 
 
 class _GuardedHTTPConnection(_PeerCheck, HTTPConnection):
@@ -133,10 +159,45 @@ class _GuardedAdapter(HTTPAdapter):
         self.poolmanager.key_fn_by_scheme = dict(self.poolmanager.key_fn_by_scheme)
 
 
+class _KeptAlive:
+    """The process's kept-alive adapters, one per key. urllib3's pools are thread-safe, so the
+    threads of a process share them; a forked child starts with none (`os.register_at_fork`): it
+    must never write to sockets its parent also holds."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._adapters: OrderedDict[str, _GuardedAdapter] = OrderedDict()
+
+    def adapter(self, key: str) -> _GuardedAdapter:
+        evicted = []
+        with self._lock:
+            adapter = self._adapters.pop(key, None)
+            if adapter is None:
+                adapter = _GuardedAdapter(pool_connections=4, pool_maxsize=KEEP_ALIVE_CONNECTIONS)
+            self._adapters[key] = adapter
+            while len(self._adapters) > KEEP_ALIVE_KEYS:
+                evicted.append(self._adapters.popitem(last=False)[1])
+        for old in evicted:
+            old.close()  # a connection still in use is closed when it is given back
+        return adapter
+
+    def forget(self) -> None:
+        """In a forked child: drop the parent's pools (and a lock another thread may have held)."""
+        self._lock = threading.Lock()
+        self._adapters = OrderedDict()
+
+
+_kept_alive = _KeptAlive()
+os.register_at_fork(after_in_child=_kept_alive.forget)
+
+
 class OutboundSession(requests.Session):
     """A requests Session with the guard, default timeouts and bounded, Retry-After-aware retries.
 
-    `request(..., idempotent=True)` lets a POST be retried (a token request, a search)."""
+    `request(..., idempotent=True)` lets a POST be retried (a token request, a search).
+    `keep_alive`: a key naming one tenant's connection to a vendor (never a key shared by tenants);
+    sessions with the same key reuse that key's open connections. Such a session leaves its pool
+    open when it is closed."""
 
     def __init__(
         self,
@@ -145,6 +206,7 @@ class OutboundSession(requests.Session):
         retries: int = 3,
         retry_budget: float = 30.0,
         retry_posts: bool = False,
+        keep_alive: str | None = None,
     ) -> None:
         super().__init__()
         # For a session whose POSTs are all safe to repeat (token grants made by a library such as
@@ -156,9 +218,17 @@ class OutboundSession(requests.Session):
         self.max_redirects = MAX_REDIRECTS
         self.trust_env = False  # no proxy or netrc from the environment
         self.verify = _ca_bundle()
-        adapter = _GuardedAdapter(pool_connections=20, pool_maxsize=20)
+        self.kept_alive = keep_alive is not None
+        if self.kept_alive:
+            adapter = _kept_alive.adapter(keep_alive)
+        else:
+            adapter = _GuardedAdapter(pool_connections=20, pool_maxsize=20)
         self.mount("http://", adapter)
         self.mount("https://", adapter)
+
+    def close(self) -> None:
+        if not self.kept_alive:
+            super().close()
 
     def request(self, method, url, *args, idempotent: bool | None = None, **kwargs):
         kwargs.setdefault("timeout", self.default_timeout)

@@ -167,7 +167,13 @@ def connector_client(
             f"The credential of connection {connection.name!r} cannot be used: {exc.message}",
             details={"connection_id": connection.public_id, "reason": exc.code},
         ) from None
-    options = {"timeout": connector.timeouts(connection), "retries": READ_RETRIES if read else 0}
+    options = {
+        "timeout": connector.timeouts(connection),
+        "retries": READ_RETRIES if read else 0,
+        # One kept-alive pool per connection (a connection belongs to one tenant): consecutive
+        # calls reuse their TCP/TLS connections, while headers and auth stay per call.
+        "keep_alive": f"toolhub:{connection.id}",
+    }
     return connector.build(connection, credential, options)
 
 

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import uuid
 from fnmatch import fnmatchcase
+from functools import cache
 
+from django.db import connections, router
 from django.db.models import Case, IntegerField, QuerySet, Value, When
 
 from adminops.models import Tenant
@@ -56,13 +58,14 @@ def connection_get(*, tenant: Tenant, connection_id: str) -> Connection:
 
 def connection_resolve(*, tenant: Tenant, tool: Tool, connection_id: str | None) -> Connection:
     """The connection a call runs on: the one named, else the domain's default. It must be active,
-    of the tool's domain and of a connector that implements the tool."""
+    of the tool's domain and of a connector that implements the tool. The tenant's approval policy
+    comes with it (see `policy_gates`)."""
     if connection_id is not None:
         pk = parse_public_id(connection_id, CONNECTION_PREFIX)
-        connection = Connection.objects.filter(tenant=tenant, id=pk).first() if pk else None
+        connection = _with_policy(tenant, pk=pk) if pk else None
         where = f"Connection {connection_id!r} was not found"
     else:
-        connection = Connection.objects.filter(tenant=tenant, domain=tool.domain, is_default=True).first()
+        connection = _with_policy(tenant, domain=tool.domain)
         where = f"No default connection for the {tool.domain!r} domain"
     if connection is None:
         raise ConnectionNotFound(f"{where}.", details={"domain": tool.domain})
@@ -79,9 +82,64 @@ def connection_resolve(*, tenant: Tenant, tool: Tool, connection_id: str | None)
     return connection
 
 
-def policy_gates(*, tenant: Tenant, tool: Tool) -> bool:
-    """Does this tenant's policy put the tool behind an approval? (DESIGN section 9)"""
-    policy = ApprovalPolicy.objects.filter(tenant=tenant).first()
+_POLICY_COLUMNS = ("id", "gated_risk_levels", "always_gate", "never_gate")
+_UNREAD = object()
+
+
+def _with_policy(tenant: Tenant, *, pk: uuid.UUID | None = None, domain: str = "") -> Connection | None:
+    """The tenant's connection by id (else its default for `domain`), with the tenant's approval
+    policy in the same row (a LEFT JOIN: NULLs when it has none) as `connection.tenant_policy`."""
+    db = router.db_for_read(Connection)
+    connection = connections[db]
+    tenant_id = Connection._meta.get_field("tenant").target_field.get_db_prep_value(tenant.id, connection)
+    if pk is not None:
+        params = [tenant_id, Connection._meta.pk.get_db_prep_value(pk, connection)]
+    else:
+        params = [tenant_id, domain, True]
+    found = list(Connection.objects.db_manager(db).raw(_with_policy_sql(db, by_id=pk is not None), params))
+    if not found:
+        return None
+    row = found[0]
+    row.tenant = tenant
+    row.tenant_policy = _policy_of(row, tenant, connection)
+    return row
+
+
+@cache
+def _with_policy_sql(db: str, *, by_id: bool) -> str:
+    """Written once per database: the ORM compiled this join on every call for more than the
+    database took to run it. At most one row: by primary key, or the one default per (tenant,
+    domain) that a constraint guarantees."""
+    quote = connections[db].ops.quote_name
+    columns = ", ".join(f"c.{quote(f.column)}" for f in Connection._meta.concrete_fields)
+    policy = ", ".join(f"p.{quote(name)} AS {quote('policy_' + name)}" for name in _POLICY_COLUMNS)
+    match = f"c.{quote('id')} = %s" if by_id else f"c.{quote('domain')} = %s AND c.{quote('is_default')} = %s"
+    tenant = quote("tenant_id")
+    return (
+        f"SELECT {columns}, {policy} FROM {quote(Connection._meta.db_table)} c "  # noqa: S608  # nosec B608: quoted names and placeholders only
+        f"LEFT JOIN {quote(ApprovalPolicy._meta.db_table)} p ON p.{tenant} = c.{tenant} "
+        f"WHERE c.{tenant} = %s AND {match}"
+    )
+
+
+def _policy_of(row: Connection, tenant: Tenant, connection) -> ApprovalPolicy | None:
+    if row.policy_id is None:
+        return None
+    lists = {
+        name: ApprovalPolicy._meta.get_field(name).from_db_value(
+            getattr(row, f"policy_{name}"), None, connection
+        )
+        for name in _POLICY_COLUMNS[1:]
+    }
+    return ApprovalPolicy(id=row.policy_id, tenant=tenant, **lists)
+
+
+def policy_gates(*, tenant: Tenant, tool: Tool, connection: Connection | None = None) -> bool:
+    """Does this tenant's policy put the tool behind an approval? (DESIGN section 9) With a
+    connection from `connection_resolve`, the policy read with it; else one query."""
+    policy = getattr(connection, "tenant_policy", _UNREAD)
+    if policy is _UNREAD:
+        policy = ApprovalPolicy.objects.filter(tenant=tenant).first()
     if policy is None:
         return tool.risk_level in ApprovalPolicy.DEFAULT_GATED
     if any(fnmatchcase(tool.key, pattern) for pattern in policy.never_gate):

@@ -27,6 +27,7 @@ class Received:
     query: dict[str, list[str]]
     headers: dict[str, str]
     body: bytes
+    peer: tuple[str, int] | None = None  # the client's (address, port): one TCP connection each
 
     def json(self):
         return json.loads(self.body or b"null")
@@ -158,7 +159,12 @@ def _handler_for(fake: FakeVendor):
         parts = urlsplit(self.path)
         length = int(self.headers.get("Content-Length") or 0)
         request = Received(
-            self.command, parts.path, parse_qs(parts.query), dict(self.headers), self.rfile.read(length)
+            self.command,
+            parts.path,
+            parse_qs(parts.query),
+            dict(self.headers),
+            self.rfile.read(length),
+            peer=self.client_address[:2],
         )
         with fake._lock:
             fake.received.append(request)

@@ -21,10 +21,11 @@ from vault.services.credentials import credential_store
 URL = "/api/v1/credentials"
 # The audit entry and its chain head's move are one statement on PostgreSQL, two elsewhere.
 AUDIT_APPEND_EXTRA = 0 if connection.vendor == "postgresql" else 1
-# Tool execute: tool-hub connection, policy gates, credential (+ access counter), execution record
-# and audit entry in their transaction; the sitelib listing reads nothing from the database once
-# the key is cached.
-EXECUTE_QUERIES = 10
+# Tool execute: the connection with the tenant's approval policy (one query), the credential read
+# back from its access-counter UPDATE (one query), then one transaction: execution record and audit
+# entry (a free head locked, INSERT with the head move; a test also counts its savepoint and
+# release); the sitelib listing reads nothing from the database once the key is cached.
+EXECUTE_QUERIES = 7 + AUDIT_APPEND_EXTRA
 LISTING_QUERIES = 0
 
 

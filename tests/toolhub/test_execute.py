@@ -224,3 +224,80 @@ def test_every_call_leaves_an_execution_record_and_executions_are_audited(
     audited = AuditEntry.objects.filter(action="TOOL_EXECUTED")
     assert [a.request_id for a in audited] == [ok["X-Request-ID"]]
     assert audited[0].resource["id"] == "itdocs.configuration.get"
+
+
+# ---- what the fast path of a call must keep (connections kept alive, the credential counted)
+
+
+def _config_get(executor, itdocs_fake, **body):
+    return executor.post(
+        CONFIG_GET, {"input": {"configuration_id": itdocs_fake.config_id}, **body}, format="json"
+    )
+
+
+def test_consecutive_calls_on_a_connection_reuse_its_upstream_connection(
+    executor, tenant, itdocs_connection, itdocs_fake
+):
+    for _ in range(3):
+        assert_tool_ok(_config_get(executor, itdocs_fake))
+    assert len({r.peer for r in itdocs_fake.received}) == 1
+    make_credential(tenant, "itdocs-eu-002", access_token=itdocs_fake.api_key)
+    other = make_connection(tenant, itdocs_fake.url, integration_id="itdocs-eu-002", name="eu")
+    assert_tool_ok(_config_get(executor, itdocs_fake, connection_id=other.public_id))
+    assert len({r.peer for r in itdocs_fake.received}) == 2  # never a connection of another one
+
+
+def test_a_rotated_key_is_sent_on_the_next_call_over_the_kept_connection(
+    executor, tenant, itdocs_connection, itdocs_fake
+):
+    from adminops.audit import system_actor
+    from vault.models import Credential
+    from vault.services import credential_rotate
+
+    assert_tool_ok(_config_get(executor, itdocs_fake))
+    credential = Credential.objects.get(tenant=tenant, integration_id="itdocs-prod-001")
+    credential_rotate(
+        tenant=tenant, actor=system_actor("tests"), credential_id=credential.id, access_token="rotated-key"
+    )
+    itdocs_fake.api_key = "rotated-key"
+    assert_tool_ok(_config_get(executor, itdocs_fake))
+    first, second = itdocs_fake.received
+    assert first.peer == second.peer and second.headers["x-api-key"] == "rotated-key"
+
+
+def test_each_call_counts_one_access_of_its_credential(executor, tenant, itdocs_connection, itdocs_fake):
+    from vault.models import Credential
+
+    for _ in range(2):
+        assert_tool_ok(_config_get(executor, itdocs_fake))
+    credential = Credential.objects.get(tenant=tenant, integration_id="itdocs-prod-001")
+    assert credential.access_count == 2 and credential.last_accessed_at is not None
+
+
+def test_an_expired_credential_is_refused_uncounted_before_the_vendor_is_called(
+    executor, tenant, itdocs_connection, itdocs_fake
+):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from vault.models import Credential
+
+    rows = Credential.objects.filter(tenant=tenant, integration_id="itdocs-prod-001")
+    rows.update(expires_at=timezone.now() - timedelta(minutes=1))
+    error = assert_tool_error(_config_get(executor, itdocs_fake), 404, "CONNECTION_NOT_FOUND")
+    assert error["details"]["reason"] == "CREDENTIAL_EXPIRED"
+    assert rows.get().access_count == 0 and itdocs_fake.received == []
+
+
+def test_a_policy_written_between_two_calls_gates_the_second(
+    executor, tenant, itdocs_connection, itdocs_fake
+):
+    from toolhub.models import ApprovalPolicy
+
+    assert_tool_ok(_config_get(executor, itdocs_fake))
+    ApprovalPolicy.objects.create(tenant=tenant, gated_risk_levels=[], always_gate=["itdocs.configuration.*"])
+    error = assert_tool_error(_config_get(executor, itdocs_fake), 422, "INVALID_INPUT")
+    assert error["details"]["errors"][0]["path"] == "/idempotency_key"  # gated: it needs a key now
+    dry = assert_tool_ok(_config_get(executor, itdocs_fake, dry_run=True))["data"]
+    assert dry["approval_required"] is True and dry["connection_id"] == itdocs_connection.public_id

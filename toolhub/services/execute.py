@@ -57,6 +57,7 @@ class ExecuteCall:
     approval_ref: str = ""
     upstream_ms: int | None = None
     outcome: str = ExecutionRecord.Outcome.SUCCESS
+    recorded: bool = False  # the execution record is written (with the audit entry, when there is one)
 
     def elapsed_ms(self) -> int:
         return int((time.perf_counter() - self.started) * 1000)
@@ -77,10 +78,16 @@ def tool_execute(*, call: ExecuteCall) -> ExecuteResult:
         outcome = "approval_required" if exc.status_code == 202 else ExecutionRecord.Outcome.ERROR
         execution_record_write(call=call, outcome=outcome, status=exc.status_code, error_code=exc.code)
         raise
-    code = "" if result.status < 400 else _code_of(result.body)
-    outcome = call.outcome if result.status < 400 else ExecutionRecord.Outcome.ERROR
-    execution_record_write(call=call, outcome=outcome, status=result.status, error_code=code)
+    if not call.recorded:
+        _record(call, result.status, result.body)
     return result
+
+
+def _record(call: ExecuteCall, status: int, body: bytes) -> None:
+    code = "" if status < 400 else _code_of(body)
+    outcome = call.outcome if status < 400 else ExecutionRecord.Outcome.ERROR
+    execution_record_write(call=call, outcome=outcome, status=status, error_code=code)
+    call.recorded = True
 
 
 def _pipeline(call: ExecuteCall) -> ExecuteResult:
@@ -91,7 +98,7 @@ def _pipeline(call: ExecuteCall) -> ExecuteResult:
     connection = connection_resolve(tenant=call.tenant, tool=tool, connection_id=request.connection_id)
     call.connection = connection
     errors = input_errors(tool, request.input)
-    gated = policy_gates(tenant=call.tenant, tool=tool)
+    gated = policy_gates(tenant=call.tenant, tool=tool, connection=connection)
     if request.dry_run:
         return _dry_run(call, tool, errors=errors, gated=gated)
     if errors:
@@ -243,11 +250,15 @@ def _perform(call: ExecuteCall, tool: Tool, *, record: IdempotencyRecord | None)
 
 
 def _finish(call: ExecuteCall, tool: Tool, record, status: int, body: bytes) -> None:
+    """Everything the call leaves behind in one transaction (one commit): the idempotency record's
+    answer, the approval's execution, the execution record, and the audit entry last (it locks the
+    tenant's chain head until the commit)."""
     with transaction.atomic():
         if record is not None:
             idempotency_complete(record=record, status=status, body=body)
             if record.approval_id is not None:
                 approval_mark_executed(approval_id=record.approval_id)
+        _record(call, status, body)
         audit_record(
             tenant=call.tenant,
             action="TOOL_EXECUTED",
