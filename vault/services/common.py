@@ -1,6 +1,10 @@
 from __future__ import annotations
 
+from functools import cache
 from uuid import UUID
+
+from django.db import connection
+from django.utils import timezone
 
 from adminops.audit import audit_record
 from config.api.errors import InvalidParameter
@@ -47,4 +51,45 @@ def credential_audit(
         | (details or {}),
         status=status,
         request_id=request_id,
+    )
+
+
+def credential_count_access(*, tenant, integration_id: str, usable: bool) -> Credential | None:
+    """Count one access of the integration's credential and read the row back in the same statement
+    (`UPDATE ... RETURNING`, which Django's `update()` cannot do; its ORM also cost more to compile
+    this than the database took to run it). `usable`: only an active credential that has not
+    expired (a connector's use); otherwise any live one (the decrypted GET). None when no row
+    matches: the caller's full path then says why."""
+    now = timezone.now()
+    params = [
+        Credential._meta.get_field("last_accessed_at").get_db_prep_save(now, connection),
+        Credential._meta.get_field("tenant").get_db_prep_save(tenant.pk, connection),
+        integration_id,
+    ]
+    if usable:
+        params += [Credential.Status.ACTIVE.value, params[0]]
+    else:
+        params += [Credential.Status.DELETED.value]
+    credential = next(iter(Credential.objects.raw(_count_access_sql(usable), params)), None)
+    if credential is not None:
+        credential.tenant = tenant  # the caller's tenant object: no extra query
+    return credential
+
+
+@cache
+def _count_access_sql(usable: bool) -> str:
+    quote, meta = connection.ops.quote_name, Credential._meta
+    column = {
+        name: quote(meta.get_field(name).column)
+        for name in ("last_accessed_at", "access_count", "tenant", "integration_id", "status", "expires_at")
+    }
+    if usable:
+        which = f"{column['status']} = %s AND ({column['expires_at']} IS NULL OR {column['expires_at']} > %s)"
+    else:
+        which = f"{column['status']} <> %s"
+    return (
+        f"UPDATE {quote(meta.db_table)} SET {column['last_accessed_at']} = %s, "  # noqa: S608  # nosec B608: names from the model and placeholders only
+        f"{column['access_count']} = {column['access_count']} + 1 "
+        f"WHERE {column['tenant']} = %s AND {column['integration_id']} = %s AND {which} "
+        f"RETURNING {', '.join(quote(field.column) for field in meta.concrete_fields)}"
     )

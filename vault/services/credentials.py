@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import uuid
 from datetime import timedelta
-from functools import cache
 
-from django.db import IntegrityError, connection, transaction
+from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.utils import timezone
 
@@ -18,7 +17,12 @@ from integrations.http import OutboundRefused, guard_url
 from vault import usage
 from vault.models import Credential
 from vault.selectors import credential_get, credential_get_by_integration
-from vault.services.common import CredentialAlreadyDeleted, credential_audit, person
+from vault.services.common import (
+    CredentialAlreadyDeleted,
+    credential_audit,
+    credential_count_access,
+    person,
+)
 from vault.services.refresh import credential_refresh, refresh_due, refresh_error_of, refreshable
 from vault.services.secrets import Revealed, reveal, seal_into
 
@@ -223,45 +227,12 @@ def _read_live_secrets(tenant: Tenant, actor: dict, integration_id: str, request
     transaction that starts by counting the access and returns the row from that same UPDATE (one
     round trip fewer than reading the row first; the count rolls back with anything that fails)."""
     with transaction.atomic():
-        credential = next(
-            iter(
-                Credential.objects.raw(_count_live_access_sql(), _count_live_params(tenant, integration_id))
-            ),
-            None,
-        )
+        credential = credential_count_access(tenant=tenant, integration_id=integration_id, usable=False)
         if credential is None or refresh_due(credential):
             raise _NotTheCommonRead
-        credential.tenant = tenant
         revealed = reveal(credential)
         credential_audit(credential, action="CREDENTIAL_SECRET_READ", actor=actor, request_id=request_id)
     return credential, revealed, refresh_error_of(credential)
-
-
-def _count_live_params(tenant: Tenant, integration_id: str) -> list:
-    fields = Credential._meta
-    return [
-        fields.get_field("last_accessed_at").get_db_prep_save(timezone.now(), connection),
-        fields.get_field("tenant").get_db_prep_save(tenant.pk, connection),
-        integration_id,
-        Credential.Status.DELETED,
-    ]
-
-
-@cache
-def _count_live_access_sql() -> str:
-    quote = connection.ops.quote_name
-    meta = Credential._meta
-    columns = ", ".join(quote(field.column) for field in meta.concrete_fields)
-    column = {
-        name: quote(meta.get_field(name).column)
-        for name in ("last_accessed_at", "access_count", "tenant", "integration_id", "status")
-    }
-    return (
-        f"UPDATE {quote(meta.db_table)} SET {column['last_accessed_at']} = %s, "  # noqa: S608  # nosec B608: names from the model
-        f"{column['access_count']} = {column['access_count']} + 1 "
-        f"WHERE {column['tenant']} = %s AND {column['integration_id']} = %s AND {column['status']} <> %s "
-        f"RETURNING {columns}"
-    )
 
 
 class CredentialNotRefreshable(ApiError):

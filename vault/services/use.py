@@ -11,9 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from functools import cache
 
-from django.db import connections, router
 from django.db.models import F
 from django.utils import timezone
 
@@ -22,6 +20,7 @@ from adminops.models import Tenant
 from config.api.errors import Conflict
 from vault.models import Credential
 from vault.selectors import credential_get_by_integration
+from vault.services.common import credential_count_access
 from vault.services.refresh import credential_refresh, refresh_due
 from vault.services.secrets import reveal
 
@@ -48,7 +47,7 @@ def credential_for_use(
     *, tenant: Tenant, integration_id: str, actor: dict | None = None, request_id: str | None = None
 ) -> CredentialForUse:
     actor = actor or system_actor("connector")
-    credential = _counted_if_usable(tenant, integration_id)
+    credential = credential_count_access(tenant=tenant, integration_id=integration_id, usable=True)
     if credential is None:
         credential = _usable_or_refused(tenant, integration_id, actor=actor, request_id=request_id)
         Credential.objects.filter(id=credential.id).update(
@@ -59,39 +58,6 @@ def credential_for_use(
         _refuse_expired(credential, integration_id)
     revealed = reveal(credential)
     return _for_use(credential, revealed)
-
-
-def _counted_if_usable(tenant: Tenant, integration_id: str) -> Credential | None:
-    """The usual case in one statement: count the access of the integration's active, unexpired
-    credential and read it back (`UPDATE ... RETURNING`, which Django's `update()` cannot do).
-    None when there is no such row; the slow path then says why, or refreshes an expired token."""
-    db = router.db_for_write(Credential)
-    connection = connections[db]
-    now = connection.ops.adapt_datetimefield_value(timezone.now())
-    tenant_id = Credential._meta.get_field("tenant").target_field.get_db_prep_value(tenant.id, connection)
-    params = [now, tenant_id, integration_id, Credential.Status.ACTIVE.value, now]
-    found = list(Credential.objects.db_manager(db).raw(_counted_sql(db), params))
-    if not found:
-        return None
-    found[0].tenant = tenant  # the caller's tenant object: no extra query
-    return found[0]
-
-
-@cache
-def _counted_sql(db: str) -> str:
-    """Written once per database instead of compiled by the ORM on every call (the ORM's compiling
-    of this statement cost more than the database's running it). The WHERE is
-    `for_tenant().filter(integration_id=..., status=active)` and not expired; the (tenant,
-    integration) index serves it."""
-    quote = connections[db].ops.quote_name
-    columns = ", ".join(quote(f.column) for f in Credential._meta.concrete_fields)
-    counter, expires = quote("access_count"), quote("expires_at")
-    where = f"{quote('tenant_id')} = %s AND {quote('integration_id')} = %s AND {quote('status')} = %s"
-    return (
-        f"UPDATE {quote(Credential._meta.db_table)} "  # noqa: S608  # nosec B608: quoted names and placeholders only
-        f"SET {quote('last_accessed_at')} = %s, {counter} = {counter} + 1 "
-        f"WHERE {where} AND ({expires} IS NULL OR {expires} > %s) RETURNING {columns}"
-    )
 
 
 def _usable_or_refused(tenant: Tenant, integration_id: str, *, actor: dict, request_id) -> Credential:
