@@ -22,6 +22,7 @@ import logging
 import os
 import random
 import socket
+import ssl
 import threading
 import time
 from collections import OrderedDict
@@ -35,6 +36,7 @@ from django.conf import settings
 from requests.adapters import HTTPAdapter
 from urllib3.connection import HTTPConnection, HTTPSConnection
 from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
+from urllib3.util.ssl_ import create_urllib3_context
 
 logger = logging.getLogger(__name__)
 
@@ -157,6 +159,28 @@ class _GuardedAdapter(HTTPAdapter):
         super().init_poolmanager(*args, **kwargs)
         self.poolmanager.pool_classes_by_scheme = {"http": _GuardedHTTPPool, "https": _GuardedHTTPSPool}
         self.poolmanager.key_fn_by_scheme = dict(self.poolmanager.key_fn_by_scheme)
+
+    # requests hands urllib3 the CA bundle's path, and urllib3 parses the whole bundle again for
+    # every new TLS connection (17-20 ms of CPU here, docs/performance.md). Each bundle is loaded
+    # once per process into one verifying SSL context instead, which every HTTPS pool shares.
+    def build_connection_pool_key_attributes(self, request, verify, cert=None):
+        host, pool = super().build_connection_pool_key_attributes(request, verify, cert)
+        if host["scheme"] == "https" and verify is not False and "ca_cert_dir" not in pool:
+            pool["ssl_context"] = _verifying_context(pool.pop("ca_certs", None) or certifi.where())
+        return host, pool
+
+    def cert_verify(self, conn, url, verify, cert):
+        super().cert_verify(conn, url, verify, cert)
+        if url.lower().startswith("https") and verify is not False and conn.ca_cert_dir is None:
+            conn.ca_certs = None  # the pool's SSL context holds the bundle already
+
+
+@cache
+def _verifying_context(bundle: str) -> ssl.SSLContext:
+    """A certificate- and host-verifying context trusting `bundle` (as requests builds its own)."""
+    context = create_urllib3_context()
+    context.load_verify_locations(bundle)
+    return context
 
 
 class _KeptAlive:

@@ -1,9 +1,12 @@
 """The outbound client: timeouts, Retry-After-aware retries for idempotent calls, and the guard."""
 
 import time
+from pathlib import Path
 
 import pytest
+import requests
 
+from integrations import http
 from integrations.http import OutboundRefused, guard_url, outbound_session, retry_after_seconds
 from tests.fakes.server import FakeVendor, Reply, route
 
@@ -103,3 +106,26 @@ def test_the_fake_serves_https_with_its_own_certificate(private_ok):
     with Flaky(failures=0, tls=True) as fake:
         response = outbound_session().get(fake.url + "/thing", verify=fake.ca_file)
     assert response.json() == {"ok": True}
+
+
+def test_an_https_vendor_with_a_certificate_nobody_trusts_is_refused(private_ok, settings):
+    settings.OUTBOUND_CA_BUNDLE = ""
+    with Flaky(failures=0, tls=True) as fake, pytest.raises(requests.exceptions.SSLError):
+        outbound_session().get(fake.url + "/thing")
+
+
+def test_new_tls_connections_verify_with_the_bundle_loaded_once(private_ok, settings):
+    with Flaky(failures=0, tls=True) as fake:
+        settings.OUTBOUND_CA_BUNDLE = fake.ca_file
+        assert outbound_session().get(fake.url + "/thing").json() == {"ok": True}
+        bundle = Path(http._ca_bundle())
+        trusted = bundle.read_text()
+        try:
+            # A bundle parsed again for each connection would now fail; the loaded one still verifies.
+            bundle.write_text("not a certificate\n")
+            for _ in range(3):
+                with outbound_session() as session:  # a session of its own: a new TLS connection
+                    assert session.get(fake.url + "/thing").json() == {"ok": True}
+        finally:
+            bundle.write_text(trusted)
+        assert len({r.peer for r in fake.received}) == 4
