@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -69,6 +70,20 @@ def unseal(sealed: Sealed, *, key: bytes, aad: bytes) -> str:
         return _aead(key).decrypt(blob[:NONCE_BYTES], blob[NONCE_BYTES:], aad).decode()
     except (InvalidTag, ValueError, UnicodeDecodeError):
         raise DecryptionFailed("A stored secret did not decrypt.") from None
+
+
+def reseal(stored: str, *, old_key: Callable[[int], bytes], key: bytes, dek_version: int, aad: bytes) -> str:
+    """A stored value sealed again under `key` (DEK rotation): same binding, a fresh nonce, the old
+    key chosen by the version the value names (`old_key(version)`). The plaintext stays bytes
+    inside this function; the result is the new stored form."""
+    version, blob = parse(stored)
+    try:
+        plain = _aead(old_key(version)).decrypt(blob[:NONCE_BYTES], blob[NONCE_BYTES:], aad)
+    except (InvalidTag, ValueError):
+        raise DecryptionFailed("A stored secret did not decrypt.") from None
+    nonce = os.urandom(NONCE_BYTES)
+    blob = base64.b64encode(nonce + _aead(key).encrypt(nonce, plain, aad)).decode()
+    return f"{FORMAT}:{dek_version}:{blob}"
 
 
 def parse(stored: str) -> tuple[int, bytes]:
