@@ -131,6 +131,33 @@ class Credential(models.Model):
         return f"cred-{self.id}"
 
 
+class CredentialTally(models.Model):
+    """How many live (not deleted) credentials a tenant has: the sum of its rows here.
+
+    The credential list's exact `total` reads these few rows instead of counting the tenant's
+    credentials (a COUNT over 10,000 rows cost PostgreSQL more than the rest of the request).
+    Database triggers on the credential table keep it (migration 0002), in the same transaction as
+    the row they count, so every writer keeps it: the services, the admin, a bulk update, a cascade.
+    On PostgreSQL a credential counts in one of `SLOTS` rows chosen by its id, so that concurrent
+    stores of one tenant seldom wait for the same row lock; SQLite has one writer at a time and uses
+    slot 0.
+    """
+
+    SLOTS = 16
+
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="+")
+    slot = models.PositiveSmallIntegerField()
+    live = models.BigIntegerField(default=0)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["tenant", "slot"], name="credential_tally_tenant_slot"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.tenant_id} slot {self.slot}: {self.live}"
+
+
 class DekRotation(models.Model):
     """Progress of one tenant's DEK rotation; the rows themselves say what is left to move."""
 
