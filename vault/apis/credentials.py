@@ -151,7 +151,7 @@ class CredentialDetailsApi(TenantAPIView):
         tags=["vault"],
     )
     def get(self, request, integration_id: str):
-        credential = selectors.credential_summary_get_by_integration(
+        credential = selectors.credential_get_by_integration(
             tenant=self.tenant, integration_id=integration_id, credential_id=_credential_query(request)
         )
         return envelope(

@@ -16,8 +16,8 @@ from vault.services.secrets import Revealed
 
 
 def credential_record(credential: Credential | CredentialSummary, tenant: Tenant) -> dict:
-    """Every field but the secrets; shared by store, update, details, list, rotate (details and list
-    pass the summary tuple of `vault.selectors`, which has the same attribute names)."""
+    """Every field but the secrets; shared by store, update, details, list, rotate (the list passes
+    the summary tuples of `vault.selectors`, which have the same attribute names)."""
     return {
         "id": credential.public_id,
         "integrationId": credential.integration_id,
