@@ -1,8 +1,8 @@
 """Fixed-window rate limits in the Django cache (Redis in production), DESIGN section 5.
 
 Counting follows django-ratelimit's `get_usage` (same keys, windows and expiry). On Redis all
-buckets of a request are counted in one pipelined round trip (SET NX + INCR per bucket) instead of
-two round trips per bucket; on other caches `get_usage` itself counts. Correctness never depends on
+buckets of a request are counted in one script call (SET NX + INCR per bucket) instead of two round
+trips per bucket; on other caches `get_usage` itself counts. Correctness never depends on
 the cache: when it is down, requests pass and a warning is logged (at most once a minute).
 """
 
@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import time
 from dataclasses import dataclass
+from functools import lru_cache
 
 from django.conf import settings
 from django.core.cache import cache
@@ -86,26 +87,48 @@ def _redis():
     return client.get_client(write=True) if client is not None and hasattr(client, "get_client") else None
 
 
+# get_usage(increment=True) per bucket (SET NX with the window's expiry, then INCR), every bucket of
+# the request in one script call: one round trip, and less client work than a 4-command pipeline.
+_COUNT_SCRIPT = """
+local counts = {}
+for i, key in ipairs(KEYS) do
+  redis.call('SET', key, 0, 'EX', ARGV[i], 'NX')
+  counts[i] = redis.call('INCR', key)
+end
+return counts
+"""
+_count_script = None
+
+
+@lru_cache(maxsize=64)
+def _limit_and_period(rate: str) -> tuple[int, int]:
+    return _split_rate(rate)
+
+
 def _usages_redis(buckets: list[Bucket]) -> list[dict | None]:
     """get_usage(increment=True) for every bucket in one round trip."""
-    plans = []
+    global _count_script
+    plans, keys, expiries = [], [], []
     try:
-        pipe = _redis().pipeline(transaction=False)
+        client = _redis()
+        if _count_script is None:
+            _count_script = client.register_script(_COUNT_SCRIPT)
         for bucket in buckets:
-            limit, period = _split_rate(bucket.rate)
+            limit, period = _limit_and_period(bucket.rate)
             window = _get_window(bucket.value, period)
-            key = cache.make_key(_make_cache_key(bucket.group, window, bucket.rate, bucket.value, None))
-            pipe.set(key, 0, ex=period + EXPIRATION_FUDGE, nx=True)
-            pipe.incr(key)
+            keys.append(
+                cache.make_key(_make_cache_key(bucket.group, window, bucket.rate, bucket.value, None))
+            )
+            expiries.append(period + EXPIRATION_FUDGE)
             plans.append((limit, window))
-        replies = pipe.execute()
+        counts = _count_script(keys=keys, args=expiries, client=client)
     except Exception as exc:  # the cache is down: let the request through, say so in the log
         _warn_cache_down(exc)
         return [None]
     now = int(time.time())
     return [
         {"count": count, "limit": limit, "should_limit": count > limit, "time_left": window - now}
-        for (limit, window), count in zip(plans, replies[1::2], strict=True)
+        for (limit, window), count in zip(plans, counts, strict=True)
     ]
 
 
