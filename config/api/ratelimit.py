@@ -42,15 +42,30 @@ class RateState:
         response["X-RateLimit-Reset"] = str(self.reset)
 
 
-def rate_limit_hit(request, buckets: list[Bucket]) -> RateState | None:
+class Stale(Exception):
+    """The guard's cache value was not the expected one: nothing was counted."""
+
+
+def rate_limit_hit(
+    request, buckets: list[Bucket], *, guard: tuple[str, object] | None = None
+) -> RateState | None:
     """Count this request once in every bucket; raise RateLimited if any bucket is exhausted.
 
-    Returns the state of the bucket with the least left, or None when the cache is unavailable.
+    With `guard` (a cache key and a value) the request is counted only if the key holds that value,
+    in the same call on Redis; otherwise Stale is raised and nothing is counted. Returns the state of
+    the bucket with the least left, or None when the cache is unavailable (Stale if guarded).
     """
     states: list[tuple[RateState, bool, int]] = []
-    usages = _usages_redis(buckets) if _redis() is not None else [_usage(request, b) for b in buckets]
+    if _redis() is not None:
+        usages = _usages_redis(buckets, guard)
+    else:
+        if guard is not None and not _holds(*guard):
+            raise Stale()
+        usages = [_usage(request, b) for b in buckets]
     for usage in usages:
         if usage is None:
+            if guard is not None:
+                raise Stale()  # the guard could not be confirmed
             return None
         remaining = max(0, usage["limit"] - usage["count"])
         reset = int(time.time()) + max(1, usage["time_left"])
@@ -66,6 +81,14 @@ def rate_limit_hit(request, buckets: list[Bucket]) -> RateState | None:
         error.rate_state = state
         raise error
     return state
+
+
+def _holds(key: str, value) -> bool:
+    try:
+        return cache.get(key) == value
+    except Exception as exc:
+        _warn_cache_down(exc)
+        return False
 
 
 def _usage(request, bucket: Bucket) -> dict | None:
@@ -89,11 +112,17 @@ def _redis():
 
 # get_usage(increment=True) per bucket (SET NX with the window's expiry, then INCR), every bucket of
 # the request in one script call: one round trip, and less client work than a 4-command pipeline.
+# KEYS: the buckets, then the guard's key if any; ARGV: the bucket count, their expiries, the guard's
+# value. A guard that does not hold counts nothing and answers false.
 _COUNT_SCRIPT = """
+local n = tonumber(ARGV[1])
+if #KEYS > n and redis.call('GET', KEYS[n + 1]) ~= ARGV[n + 2] then
+  return false
+end
 local counts = {}
-for i, key in ipairs(KEYS) do
-  redis.call('SET', key, 0, 'EX', ARGV[i], 'NX')
-  counts[i] = redis.call('INCR', key)
+for i = 1, n do
+  redis.call('SET', KEYS[i], 0, 'EX', ARGV[i + 1], 'NX')
+  counts[i] = redis.call('INCR', KEYS[i])
 end
 return counts
 """
@@ -105,10 +134,10 @@ def _limit_and_period(rate: str) -> tuple[int, int]:
     return _split_rate(rate)
 
 
-def _usages_redis(buckets: list[Bucket]) -> list[dict | None]:
-    """get_usage(increment=True) for every bucket in one round trip."""
+def _usages_redis(buckets: list[Bucket], guard: tuple[str, object] | None) -> list[dict | None]:
+    """get_usage(increment=True) for every bucket in one round trip (Stale if the guard fails)."""
     global _count_script
-    plans, keys, expiries = [], [], []
+    plans, keys, args = [], [], [len(buckets)]
     try:
         client = _redis()
         if _count_script is None:
@@ -119,12 +148,17 @@ def _usages_redis(buckets: list[Bucket]) -> list[dict | None]:
             keys.append(
                 cache.make_key(_make_cache_key(bucket.group, window, bucket.rate, bucket.value, None))
             )
-            expiries.append(period + EXPIRATION_FUDGE)
+            args.append(period + EXPIRATION_FUDGE)
             plans.append((limit, window))
-        counts = _count_script(keys=keys, args=expiries, client=client)
+        if guard is not None:
+            keys.append(cache.make_key(guard[0]))
+            args.append(str(guard[1]))  # django-redis stores integers as their decimal text
+        counts = _count_script(keys=keys, args=args, client=client)
     except Exception as exc:  # the cache is down: let the request through, say so in the log
         _warn_cache_down(exc)
         return [None]
+    if counts is None:
+        raise Stale()
     now = int(time.time())
     return [
         {"count": count, "limit": limit, "should_limit": count > limit, "time_left": window - now}
