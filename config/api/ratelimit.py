@@ -142,16 +142,15 @@ def _usages_redis(buckets: list[Bucket], guard: tuple[str, object] | None) -> li
         client = _redis()
         if _count_script is None:
             _count_script = client.register_script(_COUNT_SCRIPT)
+        make_key = cache.make_key  # `cache` is a per-thread proxy: resolved once
         for bucket in buckets:
             limit, period = _limit_and_period(bucket.rate)
             window = _get_window(bucket.value, period)
-            keys.append(
-                cache.make_key(_make_cache_key(bucket.group, window, bucket.rate, bucket.value, None))
-            )
+            keys.append(make_key(_make_cache_key(bucket.group, window, bucket.rate, bucket.value, None)))
             args.append(period + EXPIRATION_FUDGE)
             plans.append((limit, window))
         if guard is not None:
-            keys.append(cache.make_key(guard[0]))
+            keys.append(make_key(guard[0]))
             args.append(str(guard[1]))  # django-redis stores integers as their decimal text
         counts = _count_script(keys=keys, args=args, client=client)
     except Exception as exc:  # the cache is down: let the request through, say so in the log
