@@ -30,6 +30,7 @@ are taken from a remembered entry; any refusal is decided again from the cache.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import pickle
 import time
@@ -99,7 +100,8 @@ def _remember(digest: str, generation, key) -> None:
     if generation is None or _remembered.get(digest, (None,))[0] == generation:
         return
     if len(_remembered) >= REMEMBERED and digest not in _remembered:
-        _remembered.pop(next(iter(_remembered)))  # the oldest
+        with contextlib.suppress(StopIteration, RuntimeError):  # another thread may be evicting too
+            _remembered.pop(next(iter(_remembered)), None)  # the oldest
     _remembered[digest] = (generation, pickle.dumps(key))
 
 

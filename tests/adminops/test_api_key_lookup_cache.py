@@ -136,3 +136,11 @@ def test_a_remembered_key_still_belongs_to_its_own_tenant_only(cached, other_ten
     response = client.get(URL)
     assert_error(response, 403, "FORBIDDEN")
     assert "X-RateLimit-Remaining" not in response
+
+
+def test_the_process_remembers_a_bounded_number_of_keys():
+    for n in range(authcache.REMEMBERED + 5):
+        authcache._remember(f"digest-{n}", 1, {"row": n})
+    assert len(authcache._remembered) <= authcache.REMEMBERED
+    assert authcache.remembered_lookup(f"digest-{authcache.REMEMBERED + 4}") is not None
+    assert authcache.remembered_lookup("digest-0") is None
