@@ -103,7 +103,8 @@ class _RedisStore:
         global _note_script
         if _note_script is None:
             _note_script = self.client.register_script(_NOTE_SCRIPT)
-        keys = [self._key(name) for name in (*counters, *values, *first)]
+        make_key = cache.make_key  # `cache` is a per-thread proxy: resolved once, not once per key
+        keys = [make_key(name) for name in (*counters, *values, *first)]
         args = [len(counters), len(values), len(first), _MONTH_TTL]
         args += [*counters.values(), *values.values(), *first.values()]
         _note_script(keys=keys, args=args, client=self.client)

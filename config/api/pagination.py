@@ -43,9 +43,14 @@ def paginate(queryset, page: PageRequest) -> tuple[list, dict]:
     """One COUNT and one page SELECT; items are whatever the queryset yields."""
     total = queryset.count()
     items = list(queryset[page.offset : page.offset + page.limit]) if page.offset < total else []
-    return items, {
+    return items, page_info(page, total, len(items))
+
+
+def page_info(page: PageRequest, total: int, returned: int) -> dict:
+    """The `pagination` object of a page of `returned` items out of `total`."""
+    return {
         "total": total,
         "limit": page.limit,
         "offset": page.offset,
-        "hasMore": page.offset + len(items) < total,
+        "hasMore": page.offset + returned < total,
     }

@@ -1,8 +1,8 @@
 """Fixed-window rate limits in the Django cache (Redis in production), DESIGN section 5.
 
 Counting follows django-ratelimit's `get_usage` (same keys, windows and expiry). On Redis all
-buckets of a request are counted in one pipelined round trip (SET NX + INCR per bucket) instead of
-two round trips per bucket; on other caches `get_usage` itself counts. Correctness never depends on
+buckets of a request are counted in one script call (SET NX + INCR per bucket) instead of two round
+trips per bucket; on other caches `get_usage` itself counts. Correctness never depends on
 the cache: when it is down, requests pass and a warning is logged (at most once a minute).
 """
 
@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import time
 from dataclasses import dataclass
+from functools import lru_cache
 
 from django.conf import settings
 from django.core.cache import cache
@@ -41,15 +42,30 @@ class RateState:
         response["X-RateLimit-Reset"] = str(self.reset)
 
 
-def rate_limit_hit(request, buckets: list[Bucket]) -> RateState | None:
+class Stale(Exception):
+    """The guard's cache value was not the expected one: nothing was counted."""
+
+
+def rate_limit_hit(
+    request, buckets: list[Bucket], *, guard: tuple[str, object] | None = None
+) -> RateState | None:
     """Count this request once in every bucket; raise RateLimited if any bucket is exhausted.
 
-    Returns the state of the bucket with the least left, or None when the cache is unavailable.
+    With `guard` (a cache key and a value) the request is counted only if the key holds that value,
+    in the same call on Redis; otherwise Stale is raised and nothing is counted. Returns the state of
+    the bucket with the least left, or None when the cache is unavailable (Stale if guarded).
     """
     states: list[tuple[RateState, bool, int]] = []
-    usages = _usages_redis(buckets) if _redis() is not None else [_usage(request, b) for b in buckets]
+    if _redis() is not None:
+        usages = _usages_redis(buckets, guard)
+    else:
+        if guard is not None and not _holds(*guard):
+            raise Stale()
+        usages = [_usage(request, b) for b in buckets]
     for usage in usages:
         if usage is None:
+            if guard is not None:
+                raise Stale()  # the guard could not be confirmed
             return None
         remaining = max(0, usage["limit"] - usage["count"])
         reset = int(time.time()) + max(1, usage["time_left"])
@@ -65,6 +81,14 @@ def rate_limit_hit(request, buckets: list[Bucket]) -> RateState | None:
         error.rate_state = state
         raise error
     return state
+
+
+def _holds(key: str, value) -> bool:
+    try:
+        return cache.get(key) == value
+    except Exception as exc:
+        _warn_cache_down(exc)
+        return False
 
 
 def _usage(request, bucket: Bucket) -> dict | None:
@@ -86,26 +110,58 @@ def _redis():
     return client.get_client(write=True) if client is not None and hasattr(client, "get_client") else None
 
 
-def _usages_redis(buckets: list[Bucket]) -> list[dict | None]:
-    """get_usage(increment=True) for every bucket in one round trip."""
-    plans = []
+# get_usage(increment=True) per bucket (SET NX with the window's expiry, then INCR), every bucket of
+# the request in one script call: one round trip, and less client work than a 4-command pipeline.
+# KEYS: the buckets, then the guard's key if any; ARGV: the bucket count, their expiries, the guard's
+# value. A guard that does not hold counts nothing and answers false.
+_COUNT_SCRIPT = """
+local n = tonumber(ARGV[1])
+if #KEYS > n and redis.call('GET', KEYS[n + 1]) ~= ARGV[n + 2] then
+  return false
+end
+local counts = {}
+for i = 1, n do
+  redis.call('SET', KEYS[i], 0, 'EX', ARGV[i + 1], 'NX')
+  counts[i] = redis.call('INCR', KEYS[i])
+end
+return counts
+"""
+_count_script = None
+
+
+@lru_cache(maxsize=64)
+def _limit_and_period(rate: str) -> tuple[int, int]:
+    return _split_rate(rate)
+
+
+def _usages_redis(buckets: list[Bucket], guard: tuple[str, object] | None) -> list[dict | None]:
+    """get_usage(increment=True) for every bucket in one round trip (Stale if the guard fails)."""
+    global _count_script
+    plans, keys, args = [], [], [len(buckets)]
     try:
-        pipe = _redis().pipeline(transaction=False)
+        client = _redis()
+        if _count_script is None:
+            _count_script = client.register_script(_COUNT_SCRIPT)
+        make_key = cache.make_key  # `cache` is a per-thread proxy: resolved once
         for bucket in buckets:
-            limit, period = _split_rate(bucket.rate)
+            limit, period = _limit_and_period(bucket.rate)
             window = _get_window(bucket.value, period)
-            key = cache.make_key(_make_cache_key(bucket.group, window, bucket.rate, bucket.value, None))
-            pipe.set(key, 0, ex=period + EXPIRATION_FUDGE, nx=True)
-            pipe.incr(key)
+            keys.append(make_key(_make_cache_key(bucket.group, window, bucket.rate, bucket.value, None)))
+            args.append(period + EXPIRATION_FUDGE)
             plans.append((limit, window))
-        replies = pipe.execute()
+        if guard is not None:
+            keys.append(make_key(guard[0]))
+            args.append(str(guard[1]))  # django-redis stores integers as their decimal text
+        counts = _count_script(keys=keys, args=args, client=client)
     except Exception as exc:  # the cache is down: let the request through, say so in the log
         _warn_cache_down(exc)
         return [None]
+    if counts is None:
+        raise Stale()
     now = int(time.time())
     return [
         {"count": count, "limit": limit, "should_limit": count > limit, "time_left": window - now}
-        for (limit, window), count in zip(plans, replies[1::2], strict=True)
+        for (limit, window), count in zip(plans, counts, strict=True)
     ]
 
 

@@ -11,8 +11,11 @@ def iso_ms(value: datetime | None) -> str | None:
         return None
     if timezone.is_naive(value):
         value = value.replace(tzinfo=UTC)
-    value = value.astimezone(UTC)
-    return value.strftime("%Y-%m-%dT%H:%M:%S.") + f"{value.microsecond // 1000:03d}Z"
+    elif value.tzinfo is not UTC:
+        value = value.astimezone(UTC)
+    # isoformat truncates to milliseconds as the format says; a few times faster than strftime (a
+    # list page formats hundreds of these).
+    return value.isoformat(timespec="milliseconds")[:-6] + "Z"
 
 
 def utc_timestamp() -> str:

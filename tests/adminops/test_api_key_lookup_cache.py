@@ -3,6 +3,7 @@ is revoked, disabled, expired or rotated away, or when its tenant is suspended, 
 
 from __future__ import annotations
 
+import time
 from datetime import timedelta
 
 import pytest
@@ -56,11 +57,11 @@ def test_it_rejects_a_key_changed_by_a_bulk_update(cached, change):
     assert_error(client.get(URL), 401, "UNAUTHORIZED")
 
 
-def test_it_rejects_a_key_that_expires_while_cached(cached):
-    key, client = cached
-    generation, row = cache.get(f"apikey-auth:{key.key_hash}")
-    row.expires_at = timezone.now() - timedelta(seconds=1)  # its expiry passed while it was cached
-    cache.set(f"apikey-auth:{key.key_hash}", (generation, row))
+def test_it_rejects_a_key_that_expires_while_cached(client_for, tenant):
+    _key, raw = factories.make_api_key(tenant, ["*"], expires_at=timezone.now() + timedelta(seconds=1))
+    client = client_for(raw, tenant)
+    assert_ok(client.get(URL))  # cached, and remembered by this process
+    time.sleep(1.1)  # nothing was written: only the clock moved past its expiry
     assert_error(client.get(URL), 401, "UNAUTHORIZED")
 
 
@@ -93,3 +94,53 @@ def test_a_flushed_cache_starts_a_new_generation(cached):
     cache.clear()
     assert_ok(client.get(URL))
     assert cache.get(authcache.GENERATION_KEY) is not None
+
+
+# ---- keys remembered by the process (one round trip fewer; confirmed in the rate limiter's call)
+
+
+def remaining(response) -> int:
+    assert_ok(response)
+    return int(response["X-RateLimit-Remaining"])
+
+
+def test_a_remembered_key_is_counted_once_when_other_keys_change(cached, tenant):
+    _key, client = cached
+    before = remaining(client.get(URL))
+    factories.make_api_key(tenant, ["*"])  # a write to API keys: every remembered entry is unconfirmed
+    assert remaining(client.get(URL)) == before - 1
+    assert remaining(client.get(URL)) == before - 2
+
+
+def test_a_remembered_key_is_refused_at_once_after_a_bulk_revoke(cached):
+    key, client = cached
+    assert_ok(client.get(URL))
+    before = remaining(client.get(URL))
+    ApiKey.objects.filter(id=key.id).update(status=ApiKey.Status.REVOKED)
+    assert_error(client.get(URL), 401, "UNAUTHORIZED")
+    ApiKey.objects.filter(id=key.id).update(status=ApiKey.Status.ACTIVE)
+    assert remaining(client.get(URL)) == before - 1  # the refused request was not counted
+
+
+def test_a_remembered_key_follows_a_new_address_allowlist(cached):
+    key, client = cached
+    ApiKey.objects.filter(id=key.id).update(ip_whitelist=["10.9.9.9"])
+    assert_error(client.get(URL), 403, "IP_NOT_ALLOWED")
+
+
+def test_a_remembered_key_still_belongs_to_its_own_tenant_only(cached, other_tenant):
+    _key, client = cached
+    client.credentials(
+        HTTP_AUTHORIZATION=client._credentials["HTTP_AUTHORIZATION"], HTTP_X_TENANTID=str(other_tenant.id)
+    )
+    response = client.get(URL)
+    assert_error(response, 403, "FORBIDDEN")
+    assert "X-RateLimit-Remaining" not in response
+
+
+def test_the_process_remembers_a_bounded_number_of_keys():
+    for n in range(authcache.REMEMBERED + 5):
+        authcache._remember(f"digest-{n}", 1, {"row": n})
+    assert len(authcache._remembered) <= authcache.REMEMBERED
+    assert authcache.remembered_lookup(f"digest-{authcache.REMEMBERED + 4}") is not None
+    assert authcache.remembered_lookup("digest-0") is None

@@ -3,7 +3,11 @@
 import time
 
 import pytest
+from django.core.cache import cache
+from django_ratelimit.core import EXPIRATION_FUDGE, _get_window, _make_cache_key, get_usage
 
+from config.api.errors import RateLimited
+from config.api.ratelimit import Bucket, rate_limit_hit
 from tests import factories
 from tests.helpers import assert_error, assert_ok, assert_tool_error
 
@@ -89,3 +93,25 @@ def test_unauthenticated_answers_carry_no_rate_headers(client_for, key):
     response = client_for(None).get(f"/api/v1/probe/keys/{key.id}")
     assert_error(response, 401, "UNAUTHORIZED")
     assert "X-RateLimit-Limit" not in response
+
+
+@pytest.mark.skipif(
+    not hasattr(getattr(cache, "client", None), "get_client"), reason="the cache is not Redis (services run)"
+)
+def test_on_redis_the_buckets_are_django_ratelimits_own_with_its_expiry(rf):
+    tenant_bucket, key_bucket = (
+        Bucket("tenant", "t-probe", "5/m"),
+        Bucket("principal", "api_key:probe", "3/m"),
+    )
+    states = [rate_limit_hit(rf.get("/"), [tenant_bucket, key_bucket]) for _ in range(3)]
+    assert [s.remaining for s in states] == [2, 1, 0]
+    for bucket, counted in ((tenant_bucket, 3), (key_bucket, 3)):
+        usage = get_usage(
+            rf.get("/"), group=bucket.group, key=lambda _g, _r, b=bucket: b.value, rate=bucket.rate
+        )
+        assert usage["count"] == counted
+        window = _get_window(bucket.value, 60)
+        name = cache.make_key(_make_cache_key(bucket.group, window, bucket.rate, bucket.value, None))
+        assert 60 < cache.client.get_client().ttl(name) <= 60 + EXPIRATION_FUDGE
+    with pytest.raises(RateLimited):
+        rate_limit_hit(rf.get("/"), [tenant_bucket, key_bucket])

@@ -9,7 +9,7 @@ from adminops.access import VAULT_READ, VAULT_SECRETS, VAULT_WRITE
 from adminops.audit import actor_of
 from config.api.envelopes import envelope
 from config.api.errors import InvalidParameter
-from config.api.pagination import page_request, paginate
+from config.api.pagination import page_info, page_request
 from config.api.schema import v1_envelope
 from config.api.timestamps import iso_ms
 from config.api.validation import validated
@@ -82,11 +82,12 @@ class CredentialCollectionApi(TenantAPIView):
     )
     def get(self, request):
         page = page_request(request)
-        rows = selectors.credential_list(tenant=self.tenant, **_list_filters(request))
-        items, pagination = paginate(rows, page)
+        summaries, total = selectors.credential_page(
+            tenant=self.tenant, offset=page.offset, limit=page.limit, **_list_filters(request)
+        )
         data = {
-            "credentials": [outputs.credential_record(c, self.tenant) for c in items],
-            "pagination": pagination,
+            "credentials": [outputs.credential_record(c, self.tenant) for c in summaries],
+            "pagination": page_info(page, total, len(summaries)),
         }
         return envelope(data, message="Credentials retrieved.")
 

@@ -10,12 +10,14 @@ from config.api.schema import PaginationSerializer
 from config.api.timestamps import iso_ms
 from vault import keyring
 from vault.models import Credential, DekRotation
+from vault.selectors import CredentialSummary
 from vault.services.refresh import refresh_error_of
 from vault.services.secrets import Revealed
 
 
-def credential_record(credential: Credential, tenant: Tenant) -> dict:
-    """Every field but the secrets; shared by store, update, details, list, rotate."""
+def credential_record(credential: Credential | CredentialSummary, tenant: Tenant) -> dict:
+    """Every field but the secrets; shared by store, update, details, list, rotate (the list passes
+    the summary tuples of `vault.selectors`, which have the same attribute names)."""
     return {
         "id": credential.public_id,
         "integrationId": credential.integration_id,
