@@ -1,4 +1,5 @@
-"""Prepared INSERTs for the hot write paths (an audit entry on every change, a stored credential).
+"""Prepared statements for the hot paths (an audit entry on every change, a stored credential, the
+credential reads).
 
 `Model.save()` compiles its INSERT on every call (signals, field by field, the SQL text): for a wide
 row that cost about as much Python as the round trip itself (docs/performance.md). These build the
@@ -15,13 +16,17 @@ from django.db.models import Model
 
 
 @cache
+def all_columns(model: type[Model]) -> str:
+    """Every concrete column of `model`, quoted, in field order (what `Model.objects.raw()` maps)."""
+    return ", ".join(connection.ops.quote_name(field.column) for field in model._meta.concrete_fields)
+
+
+@cache
 def insert_sql(model: type[Model]) -> str:
     """`INSERT INTO <table> (<every concrete column>) VALUES (%s, ...)` for `model`."""
-    quote = connection.ops.quote_name
-    fields = model._meta.concrete_fields
-    columns = ", ".join(quote(field.column) for field in fields)
-    placeholders = ", ".join(["%s"] * len(fields))
-    return f"INSERT INTO {quote(model._meta.db_table)} ({columns}) VALUES ({placeholders})"  # noqa: S608  # nosec B608: names from the model
+    placeholders = ", ".join(["%s"] * len(model._meta.concrete_fields))
+    table = connection.ops.quote_name(model._meta.db_table)
+    return f"INSERT INTO {table} ({all_columns(model)}) VALUES ({placeholders})"  # noqa: S608  # nosec B608: names from the model
 
 
 def insert_params(instance: Model) -> list:

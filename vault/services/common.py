@@ -9,6 +9,7 @@ from django.utils import timezone
 from adminops.audit import audit_record
 from config.api.errors import InvalidParameter
 from config.api.ids import prefixed_uuid
+from config.db import all_columns
 from vault.errors import CredentialAlreadyDeleted, CredentialNotFound  # noqa: F401  (re-exported)
 from vault.models import Credential
 
@@ -91,5 +92,5 @@ def _count_access_sql(usable: bool) -> str:
         f"UPDATE {quote(meta.db_table)} SET {column['last_accessed_at']} = %s, "  # noqa: S608  # nosec B608: names from the model and placeholders only
         f"{column['access_count']} = {column['access_count']} + 1 "
         f"WHERE {column['tenant']} = %s AND {column['integration_id']} = %s AND {which} "
-        f"RETURNING {', '.join(quote(field.column) for field in meta.concrete_fields)}"
+        f"RETURNING {all_columns(Credential)}"
     )
