@@ -48,3 +48,35 @@ def insert_row(instance: Model) -> Model:
     with connection.cursor() as cursor:
         cursor.execute(insert_sql(type(instance)), insert_params(instance))
     return inserted(instance)
+
+
+def fetch_instances(model: type[Model], sql: str, params: list) -> list[Model]:
+    """The rows of `sql` (which selects `all_columns(model)`, or returns them) as instances of
+    `model`, converted as the ORM converts them. `Model.objects.raw()` would do the same but matches
+    every column to a field by name again on each call."""
+    attnames, converters = _loading(model)
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        rows = cursor.fetchall()
+    instances = []
+    for row in rows:
+        values = list(row)
+        for index, column, functions in converters:
+            for function in functions:
+                values[index] = function(values[index], column, connection)
+        instances.append(model.from_db(connection.alias, attnames, values))
+    return instances
+
+
+@cache
+def _loading(model: type[Model]) -> tuple[list[str], list[tuple[int, object, list]]]:
+    """(attribute names, per-column converters) of `model`'s concrete fields, as the SQL compiler
+    finds them (the backend's converters, then the field's own `from_db_value`)."""
+    fields = model._meta.concrete_fields
+    converters = []
+    for index, field in enumerate(fields):
+        column = field.get_col(model._meta.db_table)
+        functions = connection.ops.get_db_converters(column) + column.get_db_converters(connection)
+        if functions:
+            converters.append((index, column, functions))
+    return [field.attname for field in fields], converters

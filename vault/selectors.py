@@ -11,7 +11,7 @@ from uuid import UUID
 from django.db import connection
 
 from adminops.models import Tenant
-from config.db import all_columns
+from config.db import all_columns, fetch_instances
 from vault.errors import CredentialNotFound
 from vault.models import LIVE, Credential, CredentialTally, DekRotation
 
@@ -90,10 +90,10 @@ def credential_get_by_integration(
     integration (a tombstone too)."""
     if credential_id is None:  # the details, every lookup by integration: a statement prepared once
         params = [Credential._meta.get_field("tenant").get_db_prep_value(tenant.pk, connection)]
-        rows = Credential.objects.raw(
-            _live_by_integration_sql(), [*params, integration_id, Credential.Status.DELETED.value]
+        rows = fetch_instances(
+            Credential, _live_by_integration_sql(), [*params, integration_id, Credential.Status.DELETED.value]
         )
-        found = next(iter(rows), None)
+        found = rows[0] if rows else None
     else:
         found = _only(Credential.objects.for_tenant(tenant, integration_id=integration_id, id=credential_id))
     credential = _attach(found, tenant)

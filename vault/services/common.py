@@ -9,7 +9,7 @@ from django.utils import timezone
 from adminops.audit import audit_record
 from config.api.errors import InvalidParameter
 from config.api.ids import prefixed_uuid
-from config.db import all_columns
+from config.db import all_columns, fetch_instances
 from vault.errors import CredentialAlreadyDeleted, CredentialNotFound  # noqa: F401  (re-exported)
 from vault.models import Credential
 
@@ -71,7 +71,7 @@ def credential_count_access(*, tenant, integration_id: str, usable: bool) -> Cre
         params += [Credential.Status.ACTIVE.value, params[0]]
     else:
         params += [Credential.Status.DELETED.value]
-    credential = next(iter(Credential.objects.raw(_count_access_sql(usable), params)), None)
+    credential = next(iter(fetch_instances(Credential, _count_access_sql(usable), params)), None)
     if credential is not None:
         credential.tenant = tenant  # the caller's tenant object: no extra query
     return credential

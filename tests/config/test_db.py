@@ -1,0 +1,46 @@
+"""The prepared statements of `config/db.py` store and load rows exactly as the ORM does."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.db import connection
+from django.utils import timezone
+
+from adminops.audit import system_actor
+from config.db import all_columns, fetch_instances
+from vault.models import Credential
+from vault.services.credentials import credential_store
+
+pytestmark = pytest.mark.django_db
+
+
+def test_a_row_fetched_by_prepared_sql_equals_the_orms(tenant):
+    stored = credential_store(
+        tenant=tenant,
+        actor=system_actor("tests"),
+        integration_id="db-1",
+        name="Prepared",
+        auth_type="oauth2_bearer",
+        scopes=["read", "write"],
+        metadata={"nested": {"n": 1}, "list": [1, 2]},
+        expires_in=3600,
+        access_token="access-value",
+        refresh_token="refresh-value",
+        secrets={"extra": "value"},
+    )
+    Credential.objects.filter(id=stored.id).update(last_accessed_at=timezone.now() - timedelta(days=1))
+    table = connection.ops.quote_name(Credential._meta.db_table)
+    sql = f"SELECT {all_columns(Credential)} FROM {table} WHERE {connection.ops.quote_name('id')} = %s"  # noqa: S608
+    id_value = Credential._meta.pk.get_db_prep_value(stored.id, connection)
+
+    [fetched] = fetch_instances(Credential, sql, [id_value])
+    expected = Credential.objects.get(id=stored.id)
+
+    for field in Credential._meta.concrete_fields:
+        assert getattr(fetched, field.attname) == getattr(expected, field.attname), field.name
+    assert not fetched._state.adding and fetched.metadata == {"nested": {"n": 1}, "list": [1, 2]}
+    assert (
+        fetch_instances(Credential, sql, [Credential._meta.pk.get_db_prep_value(tenant.id, connection)]) == []
+    )
