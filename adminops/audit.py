@@ -145,15 +145,19 @@ def _locked_head(owner: str) -> tuple[str, int, str]:
 def _free_head(names: list[str]) -> tuple[str, int, str] | None:
     """The first of these heads no other transaction holds, locked (SKIP LOCKED where the database
     has row locks; SQLite serialises writers itself)."""
-    lock = " FOR UPDATE SKIP LOCKED" if connection.features.has_select_for_update_skip_locked else ""
-    sql = (
-        f"SELECT chain, seq, last_hash FROM {connection.ops.quote_name(AuditChainHead._meta.db_table)} "  # noqa: S608  # nosec B608: the table name and placeholders only
-        f"WHERE chain IN ({', '.join(['%s'] * len(names))}) ORDER BY chain LIMIT 1{lock}"
-    )
     with connection.cursor() as cursor:
-        cursor.execute(sql, names)
+        cursor.execute(_free_head_sql(len(names)), names)
         row = cursor.fetchone()
     return (row[0], int(row[1]), row[2]) if row else None
+
+
+@cache
+def _free_head_sql(count: int) -> str:
+    lock = " FOR UPDATE SKIP LOCKED" if connection.features.has_select_for_update_skip_locked else ""
+    return (
+        f"SELECT chain, seq, last_hash FROM {connection.ops.quote_name(AuditChainHead._meta.db_table)} "  # noqa: S608  # nosec B608: the table name and placeholders only
+        f"WHERE chain IN ({', '.join(['%s'] * count)}) ORDER BY chain LIMIT 1{lock}"
+    )
 
 
 @cache
