@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from django.db import connection
@@ -44,3 +44,22 @@ def test_a_row_fetched_by_prepared_sql_equals_the_orms(tenant):
     assert (
         fetch_instances(Credential, sql, [Credential._meta.pk.get_db_prep_value(tenant.id, connection)]) == []
     )
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="PostgreSQL's timestamp loader")
+def test_postgresql_timestamps_are_parsed_in_c_and_set_in_utc_as_django_sets_them():
+    import psycopg
+    from psycopg.pq import Format
+
+    from config.db import TimestamptzLoader
+
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT %s::timestamptz, NULL::timestamptz", ["2026-11-21 09:30:00.123456+02:00"])
+        value, missing = cursor.fetchone()
+    assert value == datetime(2026, 11, 21, 7, 30, 0, 123456, tzinfo=UTC) and value.tzinfo is UTC
+    assert missing is None
+    oid = psycopg.adapters.types["timestamptz"].oid
+    loader = connection.connection.adapters.get_loader(oid, Format.TEXT)
+    assert issubclass(loader, TimestamptzLoader) and loader.timezone is connection.timezone
+    if psycopg.pq.__impl__ != "python":  # psycopg's C module is installed (requirements.txt)
+        assert type(loader(oid, connection.connection)._parse.__self__).__module__.endswith("._psycopg")

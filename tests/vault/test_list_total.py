@@ -110,14 +110,20 @@ def test_the_list_reports_the_exact_total_on_every_page(admin_api, viewer_api, t
     assert past["credentials"] == []
 
 
-def test_filtered_totals_count_the_filtered_rows(admin_api, viewer_api):
+def test_filtered_totals_count_the_filtered_rows(admin_api, viewer_api, tenant):
     for n, auth_type in enumerate(["api_key", "jwt", "api_key"]):
         assert_ok(
             admin_api.post(URL, store_body(integrationId=f"sys-{n}", authType=auth_type), format="json")
         )
+    assert_ok(admin_api.delete(f"{URL}/sys-2/{_public_id(tenant, 'sys-2')}"))
     data = assert_ok(viewer_api.get(URL + "?authType=api_key&limit=1"))
-    assert data["pagination"] == {"total": 2, "limit": 1, "offset": 0, "hasMore": True}
-    assert assert_ok(viewer_api.get(URL + "?status=deleted"))["pagination"]["total"] == 0
+    assert data["pagination"] == {"total": 1, "limit": 1, "offset": 0, "hasMore": False}
+    past = assert_ok(viewer_api.get(URL + "?authType=api_key&isExpired=false&offset=5"))
+    assert past["credentials"] == [] and past["pagination"]["total"] == 1
+    deleted = assert_ok(viewer_api.get(URL + "?status=deleted&authType=api_key"))
+    assert [c["integrationId"] for c in deleted["credentials"]] == ["sys-2"]
+    assert deleted["pagination"]["total"] == 1
+    assert assert_ok(viewer_api.get(URL + "?status=deleted&authType=jwt"))["pagination"]["total"] == 0
 
 
 def test_an_empty_tenant_lists_nothing_with_a_total_of_zero(viewer_api):
