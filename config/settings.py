@@ -155,7 +155,7 @@ REST_FRAMEWORK = {
         "adminops.authentication.JwtAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
-    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_RENDERER_CLASSES": ["config.api.renderers.JSONRenderer"],
     "DEFAULT_PARSER_CLASSES": ["config.api.parsers.StrictJSONParser"],
     "EXCEPTION_HANDLER": "config.api.exception_handler.api_exception_handler",
     "DEFAULT_SCHEMA_CLASS": "config.api.schema.ApiAutoSchema",

@@ -15,7 +15,6 @@ from dataclasses import dataclass, field
 from functools import partial
 
 from django.db import transaction
-from rest_framework.renderers import JSONRenderer
 
 from adminops.audit import audit_record
 from adminops.models import Tenant
@@ -23,6 +22,7 @@ from adminops.principals import Principal
 from config.api.envelopes import error_body
 from config.api.errors import ApiError, Forbidden
 from config.api.families import Family
+from config.api.renderers import render_json
 from toolhub.connectors import upstream_lease, upstream_run
 from toolhub.errors import ApprovalRequired, IdempotencyInProgress, InvalidInput, UpstreamError
 from toolhub.inputs import execute_request_parse, fingerprint, input_errors, output_errors, redacted
@@ -278,7 +278,7 @@ def _finish(call: ExecuteCall, tool: Tool, record, status: int, body: bytes) -> 
 
 
 def _success_body(call: ExecuteCall, data) -> bytes:
-    return JSONRenderer().render(
+    return render_json(
         {
             "success": True,
             "data": data,
@@ -290,7 +290,7 @@ def _success_body(call: ExecuteCall, data) -> bytes:
 
 
 def _error_bytes(exc: ApiError) -> bytes:
-    return JSONRenderer().render(error_body(exc, Family.TOOL))
+    return render_json(error_body(exc, Family.TOOL))
 
 
 def _code_of(body: bytes) -> str:
