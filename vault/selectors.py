@@ -89,10 +89,8 @@ def credential_get_by_integration(
     """The live credential of an integration, or with `credential_id` that credential of the
     integration (a tombstone too)."""
     if credential_id is None:  # the details, every lookup by integration: a statement prepared once
-        params = [Credential._meta.get_field("tenant").get_db_prep_value(tenant.pk, connection)]
-        rows = fetch_instances(
-            Credential, _live_by_integration_sql(), [*params, integration_id, Credential.Status.DELETED.value]
-        )
+        params = [_tenant_param(tenant), integration_id, Credential.Status.DELETED.value]
+        rows = fetch_instances(Credential, _live_by_integration_sql(), params)
         found = rows[0] if rows else None
     else:
         found = _only(Credential.objects.for_tenant(tenant, integration_id=integration_id, id=credential_id))
