@@ -16,7 +16,7 @@ class AdminopsConfig(AppConfig):
             jobs,  # noqa: F401  (registers the job implementations)
         )
         from adminops.models import ApiKey, Tenant
-        from config.db import use_fast_timestamps
+        from config.db import tune_connection
 
         for model in (ApiKey, Tenant):
             post_save.connect(
@@ -26,4 +26,4 @@ class AdminopsConfig(AppConfig):
                 authcache.on_delete, sender=model, dispatch_uid=f"authcache-del-{model.__name__}"
             )
         post_save.connect(audit.on_tenant_created, sender=Tenant, dispatch_uid="audit-chains-open")
-        connection_created.connect(use_fast_timestamps, dispatch_uid="fast-timestamps")
+        connection_created.connect(tune_connection, dispatch_uid="tune-connection")

@@ -15,6 +15,10 @@ import hashlib
 import hmac
 import json
 import os
+import random
+import threading
+from contextlib import nullcontext
+from dataclasses import dataclass, replace
 from datetime import UTC
 from functools import cache
 
@@ -24,7 +28,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from adminops.models import AuditChainHead, AuditEntry
-from config.db import insert_params, insert_sql, inserted
+from config.db import insert_params, insert_select_sql, insert_sql, inserted, prepared_cursor
 
 PLATFORM_CHAIN = "platform"
 GENESIS = "0" * 64
@@ -57,32 +61,42 @@ def audit_record(
     request_id: str | None = None,
 ) -> AuditEntry:
     """Append one entry to the tenant's chain (the platform chain when `tenant` is None)."""
-    details = _plain_json(details or {})
-    _refuse_secrets(details)
-    owner = str(tenant.id) if tenant is not None else PLATFORM_CHAIN
+    entry = _new_entry(tenant, action, category, actor, resource, details, status, request_id)
     # No savepoint of its own inside the caller's transaction (two fewer round trips per change):
     # an entry that fails to write must fail the change it records anyway.
     with transaction.atomic(savepoint=False):
-        chain, seq, last_hash = _locked_head(owner)
-        entry = AuditEntry(
-            chain=chain,
-            seq=seq + 1,
-            tenant_id=tenant.id if tenant is not None else None,
-            action=action,
-            category=category,
-            actor=_plain_json(actor),
-            actor_id=str(actor.get("id") or ""),
-            resource=_plain_json(resource),
-            resource_type=str(resource.get("type") or ""),
-            details=details,
-            status=status,
-            request_id=request_id or "",
-            timestamp=timezone.now(),
-            prev_hash=last_hash,
-        )
-        entry.hash = link_hash(entry)
+        _link(entry, *_locked_head(_owner(tenant)))
         _append(entry)
     return entry
+
+
+def _owner(tenant) -> str:
+    return str(tenant.id) if tenant is not None else PLATFORM_CHAIN
+
+
+def _new_entry(tenant, action, category, actor, resource, details, status, request_id) -> AuditEntry:
+    """An entry not yet linked into a chain (`_link`)."""
+    details = _plain_json(details or {})
+    _refuse_secrets(details)
+    return AuditEntry(
+        tenant_id=tenant.id if tenant is not None else None,
+        action=action,
+        category=category,
+        actor=_plain_json(actor),
+        actor_id=str(actor.get("id") or ""),
+        resource=_plain_json(resource),
+        resource_type=str(resource.get("type") or ""),
+        details=details,
+        status=status,
+        request_id=request_id or "",
+        timestamp=timezone.now(),
+    )
+
+
+def _link(entry: AuditEntry, chain: str, seq: int, last_hash: str) -> None:
+    """Make `entry` the next one of `chain`, whose head is (seq, last_hash)."""
+    entry.chain, entry.seq, entry.prev_hash = chain, seq + 1, last_hash
+    entry.hash = link_hash(entry)
 
 
 # Every change writes an entry, so the writer uses SQL prepared once instead of compiling three ORM
@@ -92,7 +106,7 @@ def _append(entry: AuditEntry) -> None:
     insert, values = insert_sql(AuditEntry), insert_params(entry)
     move = _move_head_sql()
     head = [entry.seq, entry.hash, entry.chain]
-    with connection.cursor() as cursor:
+    with prepared_cursor() as cursor:
         if connection.vendor == "postgresql":
             cursor.execute(f"WITH entry AS ({insert} RETURNING 1) {move}", values + head)
         else:
@@ -105,6 +119,131 @@ def _append(entry: AuditEntry) -> None:
 def _move_head_sql() -> str:
     table = connection.ops.quote_name(AuditChainHead._meta.db_table)
     return f"UPDATE {table} SET seq = %s, last_hash = %s WHERE chain = %s"  # noqa: S608  # nosec B608: the table name only
+
+
+# ---- a change and its entry in one statement (PostgreSQL)
+#
+# The hottest audited requests (a decrypted GET, a stored credential) would otherwise pay BEGIN, the
+# head lock, the change, the entry and COMMIT as five round trips. Instead the caller reads the head
+# of this process's preferred chain together with its own read (`AuditHeadPeek.columns`, no lock),
+# links the entry in Python, and `audit_record_with` sends the change, the entry and the head's move
+# as one statement that commits on its own: it locks the head only if it still is the one read
+# (compare-and-set, `SKIP LOCKED`), and the change, the entry and the move all happen or none does.
+# A head another writer moved or holds costs one retry under the head lock, as `audit_record` takes
+# it, and this process then prefers another chain.
+
+# What the caller's change must require (in its WHERE) so that it happens only with its entry.
+CLAIMED = "EXISTS (SELECT 1 FROM audit_head)"
+
+
+def audit_in_one_statement() -> bool:
+    """Whether `audit_record_with` can be used (data-modifying WITH queries and row locks)."""
+    return connection.vendor == "postgresql"
+
+
+@dataclass(frozen=True)
+class AuditHeadPeek:
+    """The chain this process means to write an owner's next entry to, and its head as last read."""
+
+    owner: str
+    chain: str
+    seq: int | None = None  # None: not read, or the head does not exist yet
+    last_hash: str | None = None
+
+    def columns(self) -> tuple[str, list]:
+        """Two scalar sub-selects (seq, last hash) for the caller to add to its own read."""
+        select = _peek_sql()
+        return f"({select}), ({select.replace('seq', 'last_hash', 1)})", [self.chain, self.chain]
+
+    def read(self, seq, last_hash) -> AuditHeadPeek:
+        return replace(self, seq=None if seq is None else int(seq), last_hash=last_hash)
+
+
+def audit_head_peek(tenant) -> AuditHeadPeek:
+    owner = _owner(tenant)
+    names = owner_chains(owner)
+    index = getattr(_preference, "index", None)
+    if index is None or index >= len(names):
+        index = _preference.index = _another_chain(names)
+    return AuditHeadPeek(owner=owner, chain=names[index])
+
+
+def audit_record_with(
+    change_sql: str,
+    change_params: list,
+    *,
+    head: AuditHeadPeek,
+    tenant,
+    action: str,
+    category: str,
+    actor: dict,
+    resource: dict,
+    details: dict | None = None,
+    status: str = AuditEntry.Status.SUCCESS,
+    request_id: str | None = None,
+) -> tuple | None:
+    """Run the caller's change (an INSERT, UPDATE or DELETE that requires `CLAIMED` and RETURNs
+    at most one row) and append its entry, all or nothing. Returns the change's row as the driver
+    gives it, or None when the change matched no row: then nothing was written."""
+    entry = _new_entry(tenant, action, category, actor, resource, details, status, request_id)
+    if head.seq is not None:
+        _link(entry, head.chain, head.seq, head.last_hash)
+        with _own_savepoint():
+            claimed, row = _change_with_entry(change_sql, change_params, entry)
+        if claimed:
+            return row
+        _preference.index = _another_chain(owner_chains(head.owner), head.chain)
+    with transaction.atomic():
+        _link(entry, *_locked_head(head.owner))
+        claimed, row = _change_with_entry(change_sql, change_params, entry)
+    return row
+
+
+def _change_with_entry(change_sql: str, change_params: list, entry: AuditEntry) -> tuple[bool, tuple | None]:
+    params = [entry.chain, entry.seq - 1, *change_params, entry.seq, entry.hash, *insert_params(entry)]
+    with prepared_cursor() as cursor:
+        cursor.execute(_change_with_entry_sql(change_sql), params)
+        claimed, changed, *row = cursor.fetchone()
+    if not changed:
+        return claimed, None
+    inserted(entry)
+    return claimed, tuple(row)
+
+
+@cache
+def _change_with_entry_sql(change_sql: str) -> str:
+    heads = connection.ops.quote_name(AuditChainHead._meta.db_table)
+    return (
+        f"WITH audit_head AS (SELECT chain FROM {heads} WHERE chain = %s AND seq = %s "  # noqa: S608  # nosec B608: table names from the models, the caller's SQL and placeholders only
+        f"FOR UPDATE SKIP LOCKED), "
+        f"audit_change AS ({change_sql}), "
+        f"audit_move AS (UPDATE {heads} SET seq = %s, last_hash = %s "
+        f"WHERE chain IN (SELECT chain FROM audit_head) AND EXISTS (SELECT 1 FROM audit_change)), "
+        f"audit_entry AS ({insert_select_sql(AuditEntry)} WHERE EXISTS (SELECT 1 FROM audit_change)) "
+        f"SELECT {CLAIMED}, EXISTS (SELECT 1 FROM audit_change), audit_change.* "
+        f"FROM (SELECT) AS audit_one LEFT JOIN audit_change ON TRUE"
+    )
+
+
+@cache
+def _peek_sql() -> str:
+    return f"SELECT seq FROM {connection.ops.quote_name(AuditChainHead._meta.db_table)} WHERE chain = %s"  # noqa: S608  # nosec B608: the table name only
+
+
+def _own_savepoint():
+    """Inside a caller's transaction a failed statement must not end it: a savepoint (outside one,
+    the statement is its own transaction and needs none)."""
+    return transaction.atomic() if connection.in_atomic_block else nullcontext()
+
+
+# Each process (and thread) writes its one-statement entries to a chain of its own choosing, not the
+# first one (where `audit_record` starts), and moves to another when it finds its chain contended.
+_preference = threading.local()
+
+
+def _another_chain(names: list[str], current: str | None = None) -> int:
+    choices = [n for n in range(1 if len(names) > 1 else 0, len(names)) if names[n] != current] or [0]
+    return random.choice(choices)  # spreading writers over chains, not a secret
 
 
 def owner_chains(owner: str) -> list[str]:
@@ -145,7 +284,7 @@ def _locked_head(owner: str) -> tuple[str, int, str]:
 def _free_head(names: list[str]) -> tuple[str, int, str] | None:
     """The first of these heads no other transaction holds, locked (SKIP LOCKED where the database
     has row locks; SQLite serialises writers itself)."""
-    with connection.cursor() as cursor:
+    with prepared_cursor() as cursor:
         cursor.execute(_free_head_sql(len(names)), names)
         row = cursor.fetchone()
     return (row[0], int(row[1]), row[2]) if row else None

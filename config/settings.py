@@ -108,6 +108,9 @@ else:
     DATABASES["default"]["CONN_MAX_AGE"] = env.int("DATABASE_CONN_MAX_AGE", default=60)
     DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
     DATABASES["default"].setdefault("OPTIONS", {})["connect_timeout"] = 3
+# The statements every request runs are prepared once per connection (config/db.py). Off for a
+# pooler that cannot keep prepared statements (PgBouncer in transaction mode before 1.21).
+DATABASE_PREPARED_STATEMENTS = env.bool("DATABASE_PREPARED_STATEMENTS", default=True)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 AUTH_USER_MODEL = "adminops.User"
 

@@ -27,6 +27,7 @@ from django.core.exceptions import ImproperlyConfigured
 from django.db import IntegrityError, connection, transaction
 
 from config.api.errors import ServiceUnavailable
+from config.db import prepared_cursor
 from vault.crypto import forget_ciphers
 
 _CHECK_CONSTANT = b"vault master key check v1"
@@ -147,32 +148,41 @@ def dek_for(*, tenant_id, version: int) -> bytes:
 
 def active_dek(*, tenant_id) -> tuple[int, bytes]:
     """(version, key) of the tenant's active data key, created on first use."""
+    version, key, _ = active_dek_with(tenant_id=tenant_id)
+    return version, key
+
+
+def active_dek_with(*, tenant_id, columns: tuple[str, list] = ("", [])) -> tuple[int, bytes, tuple]:
+    """`active_dek`, and the values of the caller's own scalar `columns` (SQL and parameters) read
+    in the same statement."""
     from vault.models import DataKey
 
     # Every credential write asks this, so the query is prepared once; at most one key per tenant is
     # active (a unique constraint).
-    with connection.cursor() as cursor:
+    more, more_params = columns
+    with prepared_cursor() as cursor:
         cursor.execute(
-            _active_version_sql(),
+            _active_version_sql(more),
             [
                 DataKey._meta.get_field("tenant").get_db_prep_value(tenant_id, connection),
                 DataKey.Status.ACTIVE,
+                *more_params,
             ],
         )
-        row = cursor.fetchone()
-    version = row[0] if row else None
+        version, *values = cursor.fetchone()
     if version is None:
         version = dek_create(tenant_id=tenant_id, version=1, first=True)
-    return version, dek_for(tenant_id=tenant_id, version=version)
+    return version, dek_for(tenant_id=tenant_id, version=version), tuple(values)
 
 
 @cache
-def _active_version_sql() -> str:
+def _active_version_sql(more_columns: str) -> str:
     from vault.models import DataKey
 
     quote, meta = connection.ops.quote_name, DataKey._meta
     tenant, status = quote(meta.get_field("tenant").column), quote(meta.get_field("status").column)
-    return f"SELECT version FROM {quote(meta.db_table)} WHERE {tenant} = %s AND {status} = %s"  # noqa: S608  # nosec B608: names from the model
+    version = f"SELECT version FROM {quote(meta.db_table)} WHERE {tenant} = %s AND {status} = %s"  # noqa: S608  # nosec B608: names from the model
+    return f"SELECT ({version}), {more_columns}" if more_columns else f"SELECT ({version})"
 
 
 def dek_create(*, tenant_id, version: int, first: bool = False) -> int:

@@ -10,8 +10,9 @@ from uuid import UUID
 
 from django.db import connection
 
+from adminops.audit import AuditHeadPeek
 from adminops.models import Tenant
-from config.db import all_columns, fetch_instances, fetch_rows
+from config.db import all_columns, fetch_instances, fetch_instances_with, fetch_rows, prepared_cursor
 from vault.errors import CredentialNotFound
 from vault.models import Credential, CredentialTally, DekRotation
 
@@ -100,17 +101,33 @@ def credential_get_by_integration(
     return credential
 
 
+def credential_live_with_head(
+    *, tenant: Tenant, integration_id: str, head: AuditHeadPeek
+) -> tuple[Credential | None, AuditHeadPeek]:
+    """The live credential of an integration (None if there is none), read in one statement with
+    the audit head `head` names, for a change audited in one statement (`audit_record_with`)."""
+    columns, head_params = head.columns()
+    params = [*head_params, _tenant_param(tenant), integration_id, Credential.Status.DELETED.value]
+    rows = fetch_instances_with(Credential, _live_by_integration_sql(columns), params)
+    if not rows:
+        return None, head
+    credential, peeked = rows[0]
+    return _attach(credential, tenant), head.read(*peeked)
+
+
 @cache
-def _live_by_integration_sql() -> str:
+def _live_by_integration_sql(more_columns: str = "") -> str:
     """`for_tenant(tenant, LIVE, integration_id=...)` written once instead of compiled per call
     (Django's compiling of a 30-column SELECT cost more than the database's answer); at most one
-    row matches (a unique constraint on the live credential of an integration)."""
+    row matches (a unique constraint on the live credential of an integration). `more_columns`
+    (with their placeholders first in the parameters) come after the model's."""
     quote, meta = connection.ops.quote_name, Credential._meta
     where = " AND ".join(
         f"{quote(meta.get_field(name).column)} {op} %s"
         for name, op in (("tenant", "="), ("integration_id", "="), ("status", "<>"))
     )
-    return f"SELECT {all_columns(Credential)} FROM {quote(meta.db_table)} WHERE {where}"  # noqa: S608  # nosec B608: names from the model
+    columns = f"{all_columns(Credential)}, {more_columns}" if more_columns else all_columns(Credential)
+    return f"SELECT {columns} FROM {quote(meta.db_table)} WHERE {where}"  # noqa: S608  # nosec B608: names from the model and the caller's columns
 
 
 def credential_page(
@@ -158,7 +175,7 @@ def _tenant_param(tenant: Tenant):
 
 
 def _scalar(sql: str, params: list):
-    with connection.cursor() as cursor:
+    with prepared_cursor() as cursor:
         cursor.execute(sql, params)
         return cursor.fetchone()[0]
 

@@ -63,3 +63,32 @@ def test_postgresql_timestamps_are_parsed_in_c_and_set_in_utc_as_django_sets_the
     assert issubclass(loader, TimestamptzLoader) and loader.timezone is connection.timezone
     if psycopg.pq.__impl__ != "python":  # psycopg's C module is installed (requirements.txt)
         assert type(loader(oid, connection.connection)._parse.__self__).__module__.endswith("._psycopg")
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="server-side prepared statements")
+def test_hot_statements_are_prepared_once_per_connection_and_counted_like_any_query(
+    tenant, settings, django_assert_num_queries
+):
+    from config.db import prepared_cursor
+
+    def prepared(sql_start: str) -> int:
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT count(*) FROM pg_prepared_statements WHERE statement LIKE %s", [sql_start + "%"]
+            )
+            return cursor.fetchone()[0]
+
+    probe = "SELECT %s::int + 1 AS prepared_probe"
+    with django_assert_num_queries(2) as logged:  # logged and counted as Django's own queries are
+        for n in range(2):
+            with prepared_cursor() as cursor:
+                cursor.execute(probe, [n])
+                assert cursor.fetchone() == (n + 1,)
+    assert [query["sql"] for query in logged.captured_queries] == ["SELECT $1::int + 1 AS prepared_probe"] * 2
+    assert prepared("SELECT $1::int + 1 AS prepared_probe") == 1  # parameters bound on the server
+
+    settings.DATABASE_PREPARED_STATEMENTS = False  # for a pooler that cannot keep them
+    with prepared_cursor() as cursor:
+        cursor.execute("SELECT %s::int + 2 AS unprepared_probe", [1])
+        assert cursor.fetchone() == (3,)
+    assert prepared("SELECT $1::int + 2") == 0 and prepared("SELECT 1::int + 2") == 0

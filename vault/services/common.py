@@ -1,12 +1,13 @@
 from __future__ import annotations
 
+from datetime import datetime
 from functools import cache
 from uuid import UUID
 
 from django.db import connection
 from django.utils import timezone
 
-from adminops.audit import audit_record
+from adminops.audit import CLAIMED, AuditHeadPeek, audit_record, audit_record_with
 from config.api.errors import InvalidParameter
 from config.api.ids import prefixed_uuid
 from config.db import all_columns, fetch_instances
@@ -41,17 +42,51 @@ def credential_audit(
     details: dict | None = None,
     status: str = "success",
     request_id: str | None = None,
-) -> None:
-    audit_record(
-        tenant=credential.tenant,
-        action=action,
-        category="credential",
-        actor=actor,
-        resource={"type": "credential", "id": credential.public_id, "name": credential.integration_id},
-        details={"integrationId": credential.integration_id, "authType": credential.auth_type}
+    change: tuple[str, list, AuditHeadPeek] | None = None,
+) -> tuple | None:
+    """Audit a change of `credential` in the caller's transaction; or, with `change` (SQL that
+    requires `CLAIMED`, its parameters, and the head read with the caller's read), make the change
+    and its entry in one statement (`audit_record_with`) and return the change's row (None: it
+    matched nothing and nothing was written)."""
+    entry = {
+        "tenant": credential.tenant,
+        "action": action,
+        "category": "credential",
+        "actor": actor,
+        "resource": {"type": "credential", "id": credential.public_id, "name": credential.integration_id},
+        "details": {"integrationId": credential.integration_id, "authType": credential.auth_type}
         | (details or {}),
-        status=status,
-        request_id=request_id,
+        "status": status,
+        "request_id": request_id,
+    }
+    if change is None:
+        audit_record(**entry)
+        return None
+    sql, params, head = change
+    return audit_record_with(sql, params, head=head, **entry)
+
+
+def credential_count_read(credential: Credential, now: datetime) -> tuple[str, list]:
+    """The decrypted GET's change, for `credential_audit(change=...)`: count one access of the
+    credential if it is still live, returning its new count."""
+    return _count_read_sql(), [
+        Credential._meta.get_field("last_accessed_at").get_db_prep_save(now, connection),
+        Credential._meta.pk.get_db_prep_value(credential.pk, connection),
+        Credential.Status.DELETED.value,
+    ]
+
+
+@cache
+def _count_read_sql() -> str:
+    quote, meta = connection.ops.quote_name, Credential._meta
+    column = {
+        name: quote(meta.get_field(name).column) for name in ("last_accessed_at", "access_count", "status")
+    }
+    return (
+        f"UPDATE {quote(meta.db_table)} SET {column['last_accessed_at']} = %s, "  # noqa: S608  # nosec B608: names from the model and placeholders only
+        f"{column['access_count']} = {column['access_count']} + 1 "
+        f"WHERE {quote(meta.pk.column)} = %s AND {column['status']} <> %s AND {CLAIMED} "
+        f"RETURNING {column['access_count']}"
     )
 
 

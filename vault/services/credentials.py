@@ -9,18 +9,20 @@ from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.utils import timezone
 
+from adminops.audit import CLAIMED, audit_head_peek, audit_in_one_statement
 from adminops.models import Tenant
 from config.api.errors import ApiError, Conflict, value_error
 from config.api.timestamps import iso_ms
-from config.db import insert_row
+from config.db import insert_params, insert_row, insert_select_sql, inserted
 from integrations.http import OutboundRefused, guard_url
-from vault import usage
+from vault import keyring, usage
 from vault.models import Credential
-from vault.selectors import credential_get, credential_get_by_integration
+from vault.selectors import credential_get, credential_get_by_integration, credential_live_with_head
 from vault.services.common import (
     CredentialAlreadyDeleted,
     credential_audit,
     credential_count_access,
+    credential_count_read,
     person,
 )
 from vault.services.refresh import credential_refresh, refresh_due, refresh_error_of, refreshable
@@ -76,17 +78,30 @@ def credential_store(
         created_at=now,
         created_by=person(actor),
     )
-    seal_into(credential, Revealed(access_token, refresh_token, secrets))
+    audit = {
+        "action": "CREDENTIAL_CREATED",
+        "actor": actor,
+        "details": {"credentialName": name, "scopes": credential.scopes},
+        "request_id": request_id,
+    }
     try:
-        with transaction.atomic():
-            insert_row(credential)
-            credential_audit(
-                credential,
-                action="CREDENTIAL_CREATED",
-                actor=actor,
-                details={"credentialName": name, "scopes": credential.scopes},
-                request_id=request_id,
+        if audit_in_one_statement():
+            # The active key's version and the audit head in one read, then the row and its entry in
+            # one statement: two round trips instead of six (docs/performance.md).
+            head = audit_head_peek(tenant)
+            version, _, peeked = keyring.active_dek_with(tenant_id=tenant.id, columns=head.columns())
+            seal_into(credential, Revealed(access_token, refresh_token, secrets), version=version)
+            change = (
+                f"{insert_select_sql(Credential)} WHERE {CLAIMED} RETURNING 1",
+                insert_params(credential),
             )
+            credential_audit(credential, **audit, change=(*change, head.read(*peeked)))
+            inserted(credential)
+        else:
+            seal_into(credential, Revealed(access_token, refresh_token, secrets))
+            with transaction.atomic():
+                insert_row(credential)
+                credential_audit(credential, **audit)
     except IntegrityError:
         raise Conflict(
             f"A credential for integration '{integration_id}' already exists.",
@@ -223,9 +238,31 @@ def credential_read_secrets(
 
 
 def _read_live_secrets(tenant: Tenant, actor: dict, integration_id: str, request_id):
-    """The common decrypted GET, a live credential whose token is not due a refresh, in one
-    transaction that starts by counting the access and returns the row from that same UPDATE (one
-    round trip fewer than reading the row first; the count rolls back with anything that fails)."""
+    """The common decrypted GET, a live credential whose token is not due a refresh.
+
+    On PostgreSQL: one read (the row and the audit head), then the access counted and audited in
+    one statement that commits on its own; the secrets are decrypted before anything is written.
+    Elsewhere: one transaction that starts by counting the access and returns the row from that
+    same UPDATE (the count rolls back with anything that fails)."""
+    if audit_in_one_statement():
+        credential, head = credential_live_with_head(
+            tenant=tenant, integration_id=integration_id, head=audit_head_peek(tenant)
+        )
+        if credential is None or refresh_due(credential):
+            raise _NotTheCommonRead
+        revealed = reveal(credential)
+        now = timezone.now()
+        counted = credential_audit(
+            credential,
+            action="CREDENTIAL_SECRET_READ",
+            actor=actor,
+            request_id=request_id,
+            change=(*credential_count_read(credential, now), head),
+        )
+        if counted is None:  # deleted since it was read: nothing was written
+            raise _NotTheCommonRead
+        credential.last_accessed_at, credential.access_count = now, counted[0]
+        return credential, revealed, refresh_error_of(credential)
     with transaction.atomic():
         credential = credential_count_access(tenant=tenant, integration_id=integration_id, usable=False)
         if credential is None or refresh_due(credential):
