@@ -12,11 +12,12 @@ connection instead of per request, which halved what PostgreSQL spent on an audi
 
 from __future__ import annotations
 
+import json
 from functools import cache
 
 from django.conf import settings
 from django.db import connection
-from django.db.models import Model
+from django.db.models import JSONField, Model
 
 try:
     import psycopg
@@ -108,19 +109,32 @@ def fetch_rows(
     """The rows of `sql`, which selects the columns of `model`'s fields `names` in that order after
     `skip` leading columns of its own (a total, say, returned as it comes), each field's value
     converted as `values_list(*names)` converts it."""
-    converters = _converters(model, names)
+    converters, json_columns = _converters(model, names)
     with prepared_cursor() as cursor:
         cursor.execute(sql, params)
-        rows = cursor.fetchall()
-    converted = []
-    for row in rows:
-        values = list(row)
+        rows = [list(row) for row in cursor.fetchall()]
+    if json_columns and rows:
+        _decode_json(rows, [index + skip for index in json_columns])
+    for values in rows:
         for index, column, functions in converters:
             index += skip
             for function in functions:
                 values[index] = function(values[index], column, connection)
-        converted.append(values)
-    return converted
+    return rows
+
+
+def _decode_json(rows: list[list], indexes: list[int]) -> None:
+    """What `JSONField.from_db_value` does to each value of these jsonb columns (`json.loads`), in
+    one call for all of them: PostgreSQL sends each as a complete JSON text, so joined into one
+    array they parse as one document, at a fraction of the cost of a call per value (a page of 50
+    credentials has 150)."""
+    places = [(values, index) for values in rows for index in indexes if values[index] is not None]
+    texts = [values[index] for values, index in places]
+    decoded = json.loads(f"[{','.join(texts)}]") if texts else []
+    if len(decoded) != len(texts):  # cannot happen with jsonb; one by one, as Django does, if it did
+        decoded = [json.loads(text) for text in texts]
+    for (values, index), value in zip(places, decoded, strict=True):
+        values[index] = value
 
 
 @cache
@@ -130,16 +144,31 @@ def _concrete(model: type[Model]) -> tuple[tuple[str, ...], list[str]]:
 
 
 @cache
-def _converters(model: type[Model], names: tuple[str, ...]) -> list[tuple[int, object, list]]:
+def _converters(
+    model: type[Model], names: tuple[str, ...]
+) -> tuple[list[tuple[int, object, list]], list[int]]:
     """Per-column converters of `model`'s fields `names`, as the SQL compiler finds them (the
-    backend's, then the field's own `from_db_value`)."""
-    converters = []
+    backend's, then the field's own `from_db_value`); and apart, the columns that are PostgreSQL
+    jsonb with nothing but the standard decoding to do (`_decode_json`)."""
+    converters, json_columns = [], []
     for index, name in enumerate(names):
-        column = model._meta.get_field(name).get_col(model._meta.db_table)
+        field = model._meta.get_field(name)
+        column = field.get_col(model._meta.db_table)
         functions = connection.ops.get_db_converters(column) + column.get_db_converters(connection)
-        if functions:
+        if _plain_jsonb(field, functions):
+            json_columns.append(index)
+        elif functions:
             converters.append((index, column, functions))
-    return converters
+    return converters, json_columns
+
+
+def _plain_jsonb(field, functions: list) -> bool:
+    return (
+        connection.vendor == "postgresql"
+        and isinstance(field, JSONField)
+        and field.decoder is None
+        and functions == [field.from_db_value]
+    )
 
 
 # ---- PostgreSQL only
