@@ -151,9 +151,11 @@ class AuditHeadPeek:
     last_hash: str | None = None
 
     def columns(self) -> tuple[str, list]:
-        """Two scalar sub-selects (seq, last hash) for the caller to add to its own read."""
+        """Two scalar sub-selects for the caller to add to its own read, named `audit_head_seq` and
+        `audit_head_hash`, and their parameters."""
         select = _peek_sql()
-        return f"({select}), ({select.replace('seq', 'last_hash', 1)})", [self.chain, self.chain]
+        last_hash = select.replace("seq", "last_hash", 1)
+        return f"({select}) AS audit_head_seq, ({last_hash}) AS audit_head_hash", [self.chain, self.chain]
 
     def read(self, seq, last_hash) -> AuditHeadPeek:
         return replace(self, seq=None if seq is None else int(seq), last_hash=last_hash)

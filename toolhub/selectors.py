@@ -10,6 +10,7 @@ from functools import cache
 from django.db import connections, router
 from django.db.models import Case, IntegerField, QuerySet, Value, When
 
+from adminops.audit import audit_head_peek, audit_in_one_statement
 from adminops.models import Tenant
 from config.api.errors import InvalidParameter
 from config.api.ids import prefixed_uuid
@@ -96,22 +97,31 @@ def _with_policy(tenant: Tenant, *, pk: uuid.UUID | None = None, domain: str = "
         params = [tenant_id, Connection._meta.pk.get_db_prep_value(pk, connection)]
     else:
         params = [tenant_id, domain, True]
-    found = list(Connection.objects.db_manager(db).raw(_with_policy_sql(db, by_id=pk is not None), params))
+    head = audit_head_peek(tenant) if audit_in_one_statement() else None
+    more, more_params = head.columns() if head is not None else ("", [])
+    sql = _with_policy_sql(db, by_id=pk is not None, more_columns=more)
+    found = list(Connection.objects.db_manager(db).raw(sql, [*more_params, *params]))
     if not found:
         return None
     row = found[0]
     row.tenant = tenant
     row.tenant_policy = _policy_of(row, tenant, connection)
+    # The head of one of the tenant's audit chains, read in the same statement, for the call's entry
+    # (`audit_record_with`); None where entries are written in a transaction.
+    row.audit_head = head.read(row.audit_head_seq, row.audit_head_hash) if head is not None else None
     return row
 
 
 @cache
-def _with_policy_sql(db: str, *, by_id: bool) -> str:
+def _with_policy_sql(db: str, *, by_id: bool, more_columns: str = "") -> str:
     """Written once per database: the ORM compiled this join on every call for more than the
     database took to run it. At most one row: by primary key, or the one default per (tenant,
-    domain) that a constraint guarantees."""
+    domain) that a constraint guarantees. `more_columns`: an audit head's (seq, last hash), their
+    placeholders first."""
     quote = connections[db].ops.quote_name
     columns = ", ".join(f"c.{quote(f.column)}" for f in Connection._meta.concrete_fields)
+    if more_columns:
+        columns = f"{more_columns}, {columns}"
     policy = ", ".join(f"p.{quote(name)} AS {quote('policy_' + name)}" for name in _POLICY_COLUMNS)
     match = f"c.{quote('id')} = %s" if by_id else f"c.{quote('domain')} = %s AND c.{quote('is_default')} = %s"
     tenant = quote("tenant_id")

@@ -16,13 +16,14 @@ from functools import partial
 
 from django.db import transaction
 
-from adminops.audit import audit_record
+from adminops.audit import CLAIMED, audit_record, audit_record_with
 from adminops.models import Tenant
 from adminops.principals import Principal
 from config.api.envelopes import error_body
 from config.api.errors import ApiError, Forbidden
 from config.api.families import Family
 from config.api.renderers import render_json
+from config.db import insert_params, insert_select_sql, inserted
 from toolhub.connectors import upstream_lease, upstream_run
 from toolhub.errors import ApprovalRequired, IdempotencyInProgress, InvalidInput, UpstreamError
 from toolhub.inputs import execute_request_parse, fingerprint, input_errors, output_errors, redacted
@@ -37,7 +38,7 @@ from toolhub.services.idempotency import (
     idempotency_start_approved,
     idempotency_upstream_start,
 )
-from toolhub.services.records import execution_record_write
+from toolhub.services.records import execution_record_new, execution_record_write
 
 
 @dataclass
@@ -84,10 +85,16 @@ def tool_execute(*, call: ExecuteCall) -> ExecuteResult:
 
 
 def _record(call: ExecuteCall, status: int, body: bytes) -> None:
-    code = "" if status < 400 else _code_of(body)
-    outcome = call.outcome if status < 400 else ExecutionRecord.Outcome.ERROR
-    execution_record_write(call=call, outcome=outcome, status=status, error_code=code)
+    execution_record_write(call=call, **_record_fields(call, status, body))
     call.recorded = True
+
+
+def _record_fields(call: ExecuteCall, status: int, body: bytes) -> dict:
+    return {
+        "outcome": call.outcome if status < 400 else ExecutionRecord.Outcome.ERROR,
+        "status": status,
+        "error_code": "" if status < 400 else _code_of(body),
+    }
 
 
 def _pipeline(call: ExecuteCall) -> ExecuteResult:
@@ -250,31 +257,41 @@ def _perform(call: ExecuteCall, tool: Tool, *, record: IdempotencyRecord | None)
 
 
 def _finish(call: ExecuteCall, tool: Tool, record, status: int, body: bytes) -> None:
-    """Everything the call leaves behind in one transaction (one commit): the idempotency record's
-    answer, the approval's execution, the execution record, and the audit entry last (it locks the
-    tenant's chain head until the commit)."""
+    """Everything the call leaves behind, committed together: the idempotency record's answer, the
+    approval's execution, the execution record, and the audit entry last. A call with nothing but
+    its record to write (no idempotency key) writes it with its entry in one statement where the
+    database can (`audit_record_with`, with the audit head read with the connection)."""
+    entry = {
+        "tenant": call.tenant,
+        "action": "TOOL_EXECUTED",
+        "category": "tools",
+        "actor": call.actor,
+        "resource": {"type": "tool", "id": tool.key, "name": tool.name},
+        "details": {
+            "connectionId": call.connection.public_id,
+            "riskLevel": tool.risk_level,
+            "httpStatus": status,
+            "approvalId": call.approval_ref or None,
+            "idempotent": record is not None,
+        },
+        "status": "success" if status < 400 else "failure",
+        "request_id": call.request_id,
+    }
+    head = getattr(call.connection, "audit_head", None)
+    if record is None and head is not None:
+        execution = execution_record_new(call=call, **_record_fields(call, status, body))
+        insert = f"{insert_select_sql(ExecutionRecord)} WHERE {CLAIMED} RETURNING 1"
+        audit_record_with(insert, insert_params(execution), head=head, **entry)
+        inserted(execution)
+        call.recorded = True
+        return
     with transaction.atomic():
         if record is not None:
             idempotency_complete(record=record, status=status, body=body)
             if record.approval_id is not None:
                 approval_mark_executed(approval_id=record.approval_id)
         _record(call, status, body)
-        audit_record(
-            tenant=call.tenant,
-            action="TOOL_EXECUTED",
-            category="tools",
-            actor=call.actor,
-            resource={"type": "tool", "id": tool.key, "name": tool.name},
-            details={
-                "connectionId": call.connection.public_id,
-                "riskLevel": tool.risk_level,
-                "httpStatus": status,
-                "approvalId": call.approval_ref or None,
-                "idempotent": record is not None,
-            },
-            status="success" if status < 400 else "failure",
-            request_id=call.request_id,
-        )
+        audit_record(**entry)
 
 
 def _success_body(call: ExecuteCall, data) -> bytes:

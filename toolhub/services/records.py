@@ -8,7 +8,14 @@ from toolhub.models import ExecutionRecord
 
 
 def execution_record_write(*, call, outcome: str, status: int, error_code: str = "") -> ExecutionRecord:
-    return ExecutionRecord.objects.create(
+    record = execution_record_new(call=call, outcome=outcome, status=status, error_code=error_code)
+    record.save(force_insert=True)
+    return record
+
+
+def execution_record_new(*, call, outcome: str, status: int, error_code: str = "") -> ExecutionRecord:
+    """The record of `call`, not yet stored."""
+    return ExecutionRecord(
         tenant=call.tenant,
         request_id=call.request_id or "",
         principal=call.actor,
