@@ -6,8 +6,9 @@ A tenant's entries go to a small, fixed set of chains (`AUDIT_CHAIN_STRIPES`, na
 A writer locks the first head no other transaction holds (`FOR UPDATE SKIP LOCKED`), so two
 concurrent audited changes of one tenant no longer wait for each other's COMMIT; with no contention
 every entry goes to the first chain. A transaction that already holds a head always gets it again
-(its own lock is never skipped), so it never waits on its tenant's heads. docs/decisions.md has the
-reasoning."""
+(its own lock is never skipped), so it never waits on its tenant's heads. The hottest writes make
+their change and entry in one statement instead (`audit_record_with`, below), each process on a
+chain of its own choosing. docs/decisions.md has the reasoning."""
 
 from __future__ import annotations
 
@@ -153,9 +154,8 @@ class AuditHeadPeek:
     def columns(self) -> tuple[str, list]:
         """Two scalar sub-selects for the caller to add to its own read, named `audit_head_seq` and
         `audit_head_hash`, and their parameters."""
-        select = _peek_sql()
-        last_hash = select.replace("seq", "last_hash", 1)
-        return f"({select}) AS audit_head_seq, ({last_hash}) AS audit_head_hash", [self.chain, self.chain]
+        seq, last_hash = _peek_sql("seq"), _peek_sql("last_hash")
+        return f"({seq}) AS audit_head_seq, ({last_hash}) AS audit_head_hash", [self.chain, self.chain]
 
     def read(self, seq, last_hash) -> AuditHeadPeek:
         return replace(self, seq=None if seq is None else int(seq), last_hash=last_hash)
@@ -228,8 +228,9 @@ def _change_with_entry_sql(change_sql: str) -> str:
 
 
 @cache
-def _peek_sql() -> str:
-    return f"SELECT seq FROM {connection.ops.quote_name(AuditChainHead._meta.db_table)} WHERE chain = %s"  # noqa: S608  # nosec B608: the table name only
+def _peek_sql(column: str) -> str:
+    table = connection.ops.quote_name(AuditChainHead._meta.db_table)
+    return f"SELECT {column} FROM {table} WHERE chain = %s"  # noqa: S608  # nosec B608: a column and the table name only
 
 
 def _own_savepoint():
