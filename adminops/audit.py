@@ -137,6 +137,12 @@ def _move_head_sql() -> str:
 CLAIMED = "EXISTS (SELECT 1 FROM audit_head)"
 
 
+def claimed_insert(instance) -> tuple[str, list]:
+    """The change that stores `instance` (its primary key set by the caller) only with its entry,
+    for `audit_record_with`; mark it stored (`config.db.inserted`) once that returns."""
+    return f"{insert_select_sql(type(instance))} WHERE {CLAIMED} RETURNING 1", insert_params(instance)
+
+
 def audit_in_one_statement() -> bool:
     """Whether `audit_record_with` can be used (data-modifying WITH queries and row locks)."""
     return connection.vendor == "postgresql"

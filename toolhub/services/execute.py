@@ -16,14 +16,14 @@ from functools import partial
 
 from django.db import transaction
 
-from adminops.audit import CLAIMED, audit_record, audit_record_with
+from adminops.audit import audit_record, audit_record_with, claimed_insert
 from adminops.models import Tenant
 from adminops.principals import Principal
 from config.api.envelopes import error_body
 from config.api.errors import ApiError, Forbidden
 from config.api.families import Family
 from config.api.renderers import render_json
-from config.db import insert_params, insert_select_sql, inserted
+from config.db import inserted
 from toolhub.connectors import upstream_lease, upstream_run
 from toolhub.errors import ApprovalRequired, IdempotencyInProgress, InvalidInput, UpstreamError
 from toolhub.inputs import execute_request_parse, fingerprint, input_errors, output_errors, redacted
@@ -280,8 +280,7 @@ def _finish(call: ExecuteCall, tool: Tool, record, status: int, body: bytes) -> 
     head = getattr(call.connection, "audit_head", None)
     if record is None and head is not None:
         execution = execution_record_new(call=call, **_record_fields(call, status, body))
-        insert = f"{insert_select_sql(ExecutionRecord)} WHERE {CLAIMED} RETURNING 1"
-        audit_record_with(insert, insert_params(execution), head=head, **entry)
+        audit_record_with(*claimed_insert(execution), head=head, **entry)
         inserted(execution)
         call.recorded = True
         return

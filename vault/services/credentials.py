@@ -9,11 +9,11 @@ from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.utils import timezone
 
-from adminops.audit import CLAIMED, audit_head_peek, audit_in_one_statement
+from adminops.audit import audit_head_peek, audit_in_one_statement, claimed_insert
 from adminops.models import Tenant
 from config.api.errors import ApiError, Conflict, value_error
 from config.api.timestamps import iso_ms
-from config.db import insert_params, insert_row, insert_select_sql, inserted
+from config.db import insert_row, inserted
 from integrations.http import OutboundRefused, guard_url
 from vault import keyring, usage
 from vault.models import Credential
@@ -91,11 +91,8 @@ def credential_store(
             head = audit_head_peek(tenant)
             version, _, peeked = keyring.active_dek_with(tenant_id=tenant.id, columns=head.columns())
             seal_into(credential, Revealed(access_token, refresh_token, secrets), version=version)
-            change = (
-                f"{insert_select_sql(Credential)} WHERE {CLAIMED} RETURNING 1",
-                insert_params(credential),
-            )
-            credential_audit(credential, **audit, change=(*change, head.read(*peeked)))
+            change = (*claimed_insert(credential), head.read(*peeked))
+            credential_audit(credential, **audit, change=change)
             inserted(credential)
         else:
             seal_into(credential, Revealed(access_token, refresh_token, secrets))
