@@ -135,6 +135,8 @@ def _move_head_sql() -> str:
 
 # What the caller's change must require (in its WHERE) so that it happens only with its entry.
 CLAIMED = "EXISTS (SELECT 1 FROM audit_head)"
+# What a further change made with it (`also`) must require: that the change happened.
+CHANGED = "EXISTS (SELECT 1 FROM audit_change)"
 
 
 def claimed_insert(instance) -> tuple[str, list]:
@@ -181,6 +183,7 @@ def audit_record_with(
     change_params: list,
     *,
     head: AuditHeadPeek,
+    also: tuple[str, list] | None = None,
     tenant,
     action: str,
     category: str,
@@ -192,25 +195,30 @@ def audit_record_with(
 ) -> tuple | None:
     """Run the caller's change (an INSERT, UPDATE or DELETE that requires `CLAIMED` and RETURNs
     at most one row) and append its entry, all or nothing. Returns the change's row as the driver
-    gives it, or None when the change matched no row: then nothing was written."""
+    gives it, or None when the change matched no row: then nothing was written. `also`: one more
+    change (SQL that requires `CHANGED`, and its parameters), made only together with them."""
     entry = _new_entry(tenant, action, category, actor, resource, details, status, request_id)
     if head.seq is not None:
         _link(entry, head.chain, head.seq, head.last_hash)
         with _own_savepoint():
-            claimed, row = _change_with_entry(change_sql, change_params, entry)
+            claimed, row = _change_with_entry(change_sql, change_params, entry, also)
         if claimed:
             return row
         _preference.index = _another_chain(owner_chains(head.owner), head.chain)
     with transaction.atomic():
         _link(entry, *_locked_head(head.owner))
-        claimed, row = _change_with_entry(change_sql, change_params, entry)
+        claimed, row = _change_with_entry(change_sql, change_params, entry, also)
     return row
 
 
-def _change_with_entry(change_sql: str, change_params: list, entry: AuditEntry) -> tuple[bool, tuple | None]:
-    params = [entry.chain, entry.seq - 1, *change_params, entry.seq, entry.hash, *insert_params(entry)]
+def _change_with_entry(
+    change_sql: str, change_params: list, entry: AuditEntry, also: tuple[str, list] | None
+) -> tuple[bool, tuple | None]:
+    also_sql, also_params = also if also is not None else ("", [])
+    params = [entry.chain, entry.seq - 1, *change_params, *also_params, entry.seq, entry.hash]
+    params += insert_params(entry)
     with prepared_cursor() as cursor:
-        cursor.execute(_change_with_entry_sql(change_sql), params)
+        cursor.execute(_change_with_entry_sql(change_sql, also_sql), params)
         claimed, changed, *row = cursor.fetchone()
     if not changed:
         return claimed, None
@@ -219,15 +227,16 @@ def _change_with_entry(change_sql: str, change_params: list, entry: AuditEntry) 
 
 
 @cache
-def _change_with_entry_sql(change_sql: str) -> str:
+def _change_with_entry_sql(change_sql: str, also_sql: str = "") -> str:
     heads = connection.ops.quote_name(AuditChainHead._meta.db_table)
+    also = f"audit_also AS ({also_sql}), " if also_sql else ""
     return (
         f"WITH audit_head AS (SELECT chain FROM {heads} WHERE chain = %s AND seq = %s "  # noqa: S608  # nosec B608: table names from the models, the caller's SQL and placeholders only
         f"FOR UPDATE SKIP LOCKED), "
-        f"audit_change AS ({change_sql}), "
+        f"audit_change AS ({change_sql}), {also}"
         f"audit_move AS (UPDATE {heads} SET seq = %s, last_hash = %s "
-        f"WHERE chain IN (SELECT chain FROM audit_head) AND EXISTS (SELECT 1 FROM audit_change)), "
-        f"audit_entry AS ({insert_select_sql(AuditEntry)} WHERE EXISTS (SELECT 1 FROM audit_change)) "
+        f"WHERE chain IN (SELECT chain FROM audit_head) AND {CHANGED}), "
+        f"audit_entry AS ({insert_select_sql(AuditEntry)} WHERE {CHANGED}) "
         f"SELECT {CLAIMED}, EXISTS (SELECT 1 FROM audit_change), audit_change.* "
         f"FROM (SELECT) AS audit_one LEFT JOIN audit_change ON TRUE"
     )

@@ -155,18 +155,30 @@ def connector_client(
     *, connection: Connection, tenant, actor: dict, request_id: str, read: bool
 ) -> VendorClient:
     """A vendor client for one call, authenticated with the connection's vault credential."""
+    credential = _credential(connection, tenant, actor, request_id, count=True)
+    return _client(connection, credential, read=read)
+
+
+def _credential(connection: Connection, tenant, actor: dict, request_id: str, *, count: bool):
     from vault.services.use import credential_for_use
 
-    connector = CONNECTORS[connection.connector]
     try:
-        credential = credential_for_use(
-            tenant=tenant, integration_id=connection.integration_id, actor=actor, request_id=request_id
+        return credential_for_use(
+            tenant=tenant,
+            integration_id=connection.integration_id,
+            actor=actor,
+            request_id=request_id,
+            count=count,
         )
     except ApiError as exc:
         raise ConnectionNotFound(
             f"The credential of connection {connection.name!r} cannot be used: {exc.message}",
             details={"connection_id": connection.public_id, "reason": exc.code},
         ) from None
+
+
+def _client(connection: Connection, credential, *, read: bool) -> VendorClient:
+    connector = CONNECTORS[connection.connector]
     options = {
         "timeout": connector.timeouts(connection),
         "retries": READ_RETRIES if read else 0,
@@ -180,15 +192,12 @@ def connector_client(
 def upstream_run(*, call, tool, on_start: Callable[[], None] | None = None) -> object:
     """Run the tool's implementation for the call's connection against the vendor. `on_start` runs
     once the client is ready, right before the first request leaves for the vendor (it may raise to
-    stop the call)."""
+    stop the call). The credential's access is left for the call's record to count, with it
+    (`call.uncounted_access`)."""
     connection = call.connection
-    client = connector_client(
-        connection=connection,
-        tenant=call.tenant,
-        actor=call.actor,
-        request_id=call.request_id,
-        read=tool.risk_level == RiskLevel.READ,
-    )
+    credential = _credential(connection, call.tenant, call.actor, call.request_id, count=False)
+    call.uncounted_access = credential.uncounted
+    client = _client(connection, credential, read=tool.risk_level == RiskLevel.READ)
     if on_start is not None:
         on_start()
     with vendor_errors(), client:

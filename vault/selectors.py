@@ -90,15 +90,20 @@ def credential_get_by_integration(
     """The live credential of an integration, or with `credential_id` that credential of the
     integration (a tombstone too)."""
     if credential_id is None:  # the details, every lookup by integration: a statement prepared once
-        params = [_tenant_param(tenant), integration_id, Credential.Status.DELETED.value]
-        rows = fetch_instances(Credential, _live_by_integration_sql(), params)
-        found = rows[0] if rows else None
+        credential = credential_live_get(tenant=tenant, integration_id=integration_id)
     else:
         found = _only(Credential.objects.for_tenant(tenant, integration_id=integration_id, id=credential_id))
-    credential = _attach(found, tenant)
+        credential = _attach(found, tenant)
     if credential is None:
         raise _integration_not_found(integration_id, credential_id)
     return credential
+
+
+def credential_live_get(*, tenant: Tenant, integration_id: str) -> Credential | None:
+    """The live credential of an integration, or None: one prepared statement."""
+    params = [_tenant_param(tenant), integration_id, Credential.Status.DELETED.value]
+    rows = fetch_instances(Credential, _live_by_integration_sql(), params)
+    return _attach(rows[0], tenant) if rows else None
 
 
 def credential_live_with_head(

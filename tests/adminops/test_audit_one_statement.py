@@ -20,7 +20,7 @@ from adminops.models import AuditChainHead, AuditEntry
 from config.api.errors import Conflict
 from vault.models import Credential
 from vault.selectors import credential_live_with_head
-from vault.services.common import credential_count_read
+from vault.services.common import credential_count_read, credential_count_with
 from vault.services.credentials import credential_delete, credential_read_secrets, credential_store
 
 pytestmark = [
@@ -184,4 +184,29 @@ def test_concurrent_reads_and_stores_of_one_tenant_keep_every_chain_whole(tenant
     assert AuditEntry.objects.filter(action="CREDENTIAL_SECRET_READ").count() == 75
     assert AuditEntry.objects.filter(action="CREDENTIAL_CREATED").count() == 76
     assert AuditEntry.objects.filter(action="THING_DONE").count() == 75
+    every_chain_verifies(tenant)
+
+
+def test_a_further_change_is_made_once_with_the_change_and_never_without_it(tenant):
+    counted = stored(tenant, "counted")
+    stored(tenant)
+    found, head = credential_live_with_head(tenant=tenant, integration_id="one", head=audit_head_peek(tenant))
+    assert count_read(found, head) == (1,)  # moves the head this process read
+
+    def read_counting_the_other(head):
+        also = credential_count_with(counted.pk, timezone.now())
+        change = credential_count_read(found, timezone.now())
+        return audit_record_with(*change, head=head, also=also, **read_entry(found))
+
+    assert read_counting_the_other(head) == (2,)  # a stale head, retried under its lock: once
+    assert Credential.objects.get(id=counted.id).access_count == 1
+
+    credential_delete(tenant=tenant, actor=ACTOR, integration_id="one", credential_id=found.id)
+    _, head = credential_live_with_head(tenant=tenant, integration_id="counted", head=audit_head_peek(tenant))
+    entries = AuditEntry.objects.count()
+
+    assert read_counting_the_other(head) is None  # the change matched nothing: nothing else happens
+
+    assert Credential.objects.get(id=counted.id).access_count == 1
+    assert AuditEntry.objects.count() == entries
     every_chain_verifies(tenant)

@@ -26,10 +26,11 @@ URL = "/api/v1/credentials"
 AUDIT_APPEND_EXTRA = 0 if connection.vendor == "postgresql" else 1
 ONE_STATEMENT = connection.vendor == "postgresql"
 # Tool execute, as production runs it (outside any test transaction): the connection with the
-# tenant's approval policy (and, on PostgreSQL, an audit chain head), the credential read back from
-# its access-counter UPDATE, then on PostgreSQL one statement writing the execution record and the
-# audit entry; on SQLite a transaction (BEGIN, the record, the head, the entry, its move, COMMIT).
-EXECUTE_QUERIES = 3 if connection.vendor == "postgresql" else 8
+# tenant's approval policy (and, on PostgreSQL, an audit chain head), the credential, then on
+# PostgreSQL one statement writing the execution record, its credential's counted access and the
+# audit entry; on SQLite a transaction (BEGIN, the record, the count, the head, the entry, its move,
+# COMMIT). One commit either way.
+EXECUTE_QUERIES = 3 if connection.vendor == "postgresql" else 9
 LISTING_QUERIES = 0
 
 
@@ -141,6 +142,7 @@ def test_tool_execute_has_a_fixed_query_count(api, tenant, settings, django_asse
     executed = AuditEntry.objects.filter(action="TOOL_EXECUTED")
     assert executed.count() == 2 and all(audit_chain_verify(e.chain) == [] for e in executed)
     assert ExecutionRecord.objects.filter(tenant=tenant, outcome="success").count() == 2
+    assert Credential.objects.get(tenant=tenant, integration_id="itdocs-perf").access_count == 2
 
 
 def test_the_sitelib_listing_asks_the_database_little(api, graph, django_assert_max_num_queries):

@@ -274,6 +274,23 @@ def test_each_call_counts_one_access_of_its_credential(executor, tenant, itdocs_
     assert credential.access_count == 2 and credential.last_accessed_at is not None
 
 
+def test_a_call_counts_its_credential_once_however_the_vendor_answers(
+    executor, tenant, itdocs_connection, itdocs_fake
+):
+    from vault.models import Credential
+
+    assert_tool_error(
+        _config_get(executor, itdocs_fake, input={"configuration_id": "999"}), 502, "UPSTREAM_ERROR"
+    )
+    itdocs_fake.throttle_next = 1
+    assert_tool_error(executor.post(ORG_LIST, {"input": {}}, format="json"), 429, "RATE_LIMITED")
+    assert_tool_ok(_config_get(executor, itdocs_fake, idempotency_key="counted-once"))
+    assert_tool_ok(_config_get(executor, itdocs_fake, idempotency_key="counted-once"))  # a replay: no use
+    credential = Credential.objects.get(tenant=tenant, integration_id="itdocs-prod-001")
+    assert credential.access_count == 3
+    assert ExecutionRecord.objects.count() == 4
+
+
 def test_an_expired_credential_is_refused_uncounted_before_the_vendor_is_called(
     executor, tenant, itdocs_connection, itdocs_fake
 ):

@@ -38,7 +38,7 @@ from toolhub.services.idempotency import (
     idempotency_start_approved,
     idempotency_upstream_start,
 )
-from toolhub.services.records import execution_record_new, execution_record_write
+from toolhub.services.records import execution_record_access, execution_record_new, execution_record_write
 
 
 @dataclass
@@ -59,6 +59,8 @@ class ExecuteCall:
     upstream_ms: int | None = None
     outcome: str = ExecutionRecord.Outcome.SUCCESS
     recorded: bool = False  # the execution record is written (with the audit entry, when there is one)
+    # The credential's access, when `upstream_run` left it to be counted with the record.
+    uncounted_access: tuple | None = None
 
     def elapsed_ms(self) -> int:
         return int((time.perf_counter() - self.started) * 1000)
@@ -258,9 +260,10 @@ def _perform(call: ExecuteCall, tool: Tool, *, record: IdempotencyRecord | None)
 
 def _finish(call: ExecuteCall, tool: Tool, record, status: int, body: bytes) -> None:
     """Everything the call leaves behind, committed together: the idempotency record's answer, the
-    approval's execution, the execution record, and the audit entry last. A call with nothing but
-    its record to write (no idempotency key) writes it with its entry in one statement where the
-    database can (`audit_record_with`, with the audit head read with the connection)."""
+    approval's execution, the execution record with its credential's counted access, and the audit
+    entry last. A call with nothing but its record to write (no idempotency key) writes it with its
+    entry in one statement where the database can (`audit_record_with`, with the audit head read
+    with the connection)."""
     entry = {
         "tenant": call.tenant,
         "action": "TOOL_EXECUTED",
@@ -280,7 +283,7 @@ def _finish(call: ExecuteCall, tool: Tool, record, status: int, body: bytes) -> 
     head = getattr(call.connection, "audit_head", None)
     if record is None and head is not None:
         execution = execution_record_new(call=call, **_record_fields(call, status, body))
-        audit_record_with(*claimed_insert(execution), head=head, **entry)
+        audit_record_with(*claimed_insert(execution), head=head, also=execution_record_access(call), **entry)
         inserted(execution)
         call.recorded = True
         return

@@ -3,14 +3,35 @@ tenant resolution, however it ended (DESIGN section 9, "record")."""
 
 from __future__ import annotations
 
+from django.db import transaction
+
 from toolhub.inputs import redacted
 from toolhub.models import ExecutionRecord
+from vault.services.common import credential_count, credential_count_with
 
 
 def execution_record_write(*, call, outcome: str, status: int, error_code: str = "") -> ExecutionRecord:
+    """Store the record of `call`, and count the access of its credential if the call left that to
+    its record (`upstream_run`), in the caller's transaction or one of its own."""
     record = execution_record_new(call=call, outcome=outcome, status=status, error_code=error_code)
-    record.save(force_insert=True)
+    access = _take_access(call)
+    with transaction.atomic(savepoint=False):
+        record.save(force_insert=True)
+        if access is not None:
+            credential_count(*access)
     return record
+
+
+def execution_record_access(call) -> tuple[str, list] | None:
+    """The call's credential access, when left to its record, as the change that counts it along
+    with the record's audited write (`audit_record_with(also=...)`)."""
+    access = _take_access(call)
+    return credential_count_with(*access) if access is not None else None
+
+
+def _take_access(call):
+    access, call.uncounted_access = call.uncounted_access, None
+    return access
 
 
 def execution_record_new(*, call, outcome: str, status: int, error_code: str = "") -> ExecutionRecord:

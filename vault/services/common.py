@@ -7,10 +7,10 @@ from uuid import UUID
 from django.db import connection
 from django.utils import timezone
 
-from adminops.audit import CLAIMED, AuditHeadPeek, audit_record, audit_record_with
+from adminops.audit import CHANGED, CLAIMED, AuditHeadPeek, audit_record, audit_record_with
 from config.api.errors import InvalidParameter
 from config.api.ids import prefixed_uuid
-from config.db import all_columns, fetch_instances
+from config.db import all_columns, fetch_instances, prepared_cursor
 from vault.errors import CredentialAlreadyDeleted, CredentialNotFound  # noqa: F401  (re-exported)
 from vault.models import Credential
 
@@ -69,24 +69,42 @@ def credential_audit(
 def credential_count_read(credential: Credential, now: datetime) -> tuple[str, list]:
     """The decrypted GET's change, for `credential_audit(change=...)`: count one access of the
     credential if it is still live, returning its new count."""
-    return _count_read_sql(), [
-        Credential._meta.get_field("last_accessed_at").get_db_prep_save(now, connection),
-        Credential._meta.pk.get_db_prep_value(credential.pk, connection),
+    status = connection.ops.quote_name(Credential._meta.get_field("status").column)
+    return _count_sql(f"{status} <> %s AND {CLAIMED}"), [
+        *_count_params(credential.pk, now),
         Credential.Status.DELETED.value,
     ]
 
 
+def credential_count_with(credential_pk, at: datetime) -> tuple[str, list]:
+    """A connector's use of a credential (at `at`), counted by its caller's audited change: for
+    `audit_record_with(also=...)`."""
+    return _count_sql(CHANGED), _count_params(credential_pk, at)
+
+
+def credential_count(credential_pk, at: datetime) -> None:
+    """Count one access of a credential now, in the caller's transaction if there is one."""
+    with prepared_cursor() as cursor:
+        cursor.execute(_count_sql(""), _count_params(credential_pk, at))
+
+
+def _count_params(credential_pk, at: datetime) -> list:
+    return [
+        Credential._meta.get_field("last_accessed_at").get_db_prep_save(at, connection),
+        Credential._meta.pk.get_db_prep_value(credential_pk, connection),
+    ]
+
+
 @cache
-def _count_read_sql() -> str:
+def _count_sql(requires: str) -> str:
+    """Count one access of the credential with a given primary key, if `requires` holds too."""
     quote, meta = connection.ops.quote_name, Credential._meta
-    column = {
-        name: quote(meta.get_field(name).column) for name in ("last_accessed_at", "access_count", "status")
-    }
+    column = {name: quote(meta.get_field(name).column) for name in ("last_accessed_at", "access_count")}
+    requires = f" AND {requires}" if requires else ""
     return (
-        f"UPDATE {quote(meta.db_table)} SET {column['last_accessed_at']} = %s, "  # noqa: S608  # nosec B608: names from the model and placeholders only
+        f"UPDATE {quote(meta.db_table)} SET {column['last_accessed_at']} = %s, "  # noqa: S608  # nosec B608: names from the model, placeholders and the audit writer's conditions only
         f"{column['access_count']} = {column['access_count']} + 1 "
-        f"WHERE {quote(meta.pk.column)} = %s AND {column['status']} <> %s AND {CLAIMED} "
-        f"RETURNING {column['access_count']}"
+        f"WHERE {quote(meta.pk.column)} = %s{requires} RETURNING {column['access_count']}"
     )
 
 

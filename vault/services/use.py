@@ -4,23 +4,25 @@ refuses credentials that cannot be used.
 
 Decision: a connector use counts as an access (`lastAccessedAt`, `accessCount`) but writes no
 `CREDENTIAL_SECRET_READ` entry; the caller audits the operation it performs (e.g. TOOL_EXECUTED),
-and refreshes and refresh failures are audited here as always.
+and refreshes and refresh failures are audited here as always. A caller that writes anyway once the
+use is over (the tool hub's execution record) may count the access with that write instead
+(`count=False`, then `CredentialForUse.uncounted`): one commit per call instead of two.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
+from uuid import UUID
 
-from django.db.models import F
 from django.utils import timezone
 
 from adminops.audit import system_actor
 from adminops.models import Tenant
 from config.api.errors import Conflict
 from vault.models import Credential
-from vault.selectors import credential_get_by_integration
-from vault.services.common import credential_count_access
+from vault.selectors import credential_get_by_integration, credential_live_get
+from vault.services.common import credential_count, credential_count_access
 from vault.services.refresh import credential_refresh, refresh_due
 from vault.services.secrets import reveal
 
@@ -41,18 +43,30 @@ class CredentialForUse:
     access_token: str | None = field(default=None, repr=False)
     refresh_token: str | None = field(default=None, repr=False)
     secrets: dict[str, str] = field(default_factory=dict, repr=False)
+    # (primary key, when) of an access the caller has still to count (`count=False`), else None.
+    uncounted: tuple[UUID, datetime] | None = None
 
 
 def credential_for_use(
-    *, tenant: Tenant, integration_id: str, actor: dict | None = None, request_id: str | None = None
+    *,
+    tenant: Tenant,
+    integration_id: str,
+    actor: dict | None = None,
+    request_id: str | None = None,
+    count: bool = True,
 ) -> CredentialForUse:
+    """The integration's credential, decrypted, its access counted; with `count=False` an active,
+    unexpired credential that needs no refresh is only read, and the caller counts the access
+    (`credential_count`, or `credential_count_with` in its own audited write) from `uncounted`."""
     actor = actor or system_actor("connector")
+    if not count:
+        credential = credential_live_get(tenant=tenant, integration_id=integration_id)
+        if credential is not None and _usable(credential) and not refresh_due(credential):
+            return _for_use(credential, reveal(credential), uncounted=(credential.pk, timezone.now()))
     credential = credential_count_access(tenant=tenant, integration_id=integration_id, usable=True)
     if credential is None:
         credential = _usable_or_refused(tenant, integration_id, actor=actor, request_id=request_id)
-        Credential.objects.filter(id=credential.id).update(
-            last_accessed_at=timezone.now(), access_count=F("access_count") + 1
-        )
+        credential_count(credential.pk, timezone.now())
     elif refresh_due(credential):
         credential, _ = credential_refresh(credential=credential, actor=actor, request_id=request_id)
         _refuse_expired(credential, integration_id)
@@ -74,7 +88,13 @@ def _usable_or_refused(tenant: Tenant, integration_id: str, *, actor: dict, requ
     return credential
 
 
-def _for_use(credential: Credential, revealed) -> CredentialForUse:
+def _usable(credential: Credential) -> bool:
+    """What `credential_count_access(usable=True)` requires: active and not expired."""
+    expires = credential.expires_at
+    return credential.status == Credential.Status.ACTIVE and (expires is None or expires > timezone.now())
+
+
+def _for_use(credential: Credential, revealed, uncounted=None) -> CredentialForUse:
     return CredentialForUse(
         credential_id=credential.public_id,
         integration_id=credential.integration_id,
@@ -86,6 +106,7 @@ def _for_use(credential: Credential, revealed) -> CredentialForUse:
         access_token=revealed.access_token,
         refresh_token=revealed.refresh_token,
         secrets=dict(revealed.secrets or {}),
+        uncounted=uncounted,
     )
 
 
