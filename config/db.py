@@ -95,12 +95,9 @@ def fetch_instances(model: type[Model], sql: str, params: list) -> list[Model]:
 def fetch_instances_with(model: type[Model], sql: str, params: list) -> list[tuple[Model, list]]:
     """`fetch_instances`, where `sql` may select more columns after the model's: each instance
     comes with those columns' values, as the driver gives them."""
-    names, attnames = _concrete(model)
-    count = len(attnames)
-    return [
-        (model.from_db(connection.alias, attnames, row[:count]), row[count:])
-        for row in fetch_rows(model, names, sql, params)
-    ]
+    count = len(concrete_names(model))
+    rows = fetch_parts(sql, params, [(0, model, concrete_names(model))])
+    return [(instance_from(model, row), row[count:]) for row in rows]
 
 
 def fetch_rows(
@@ -109,18 +106,39 @@ def fetch_rows(
     """The rows of `sql`, which selects the columns of `model`'s fields `names` in that order after
     `skip` leading columns of its own (a total, say, returned as it comes), each field's value
     converted as `values_list(*names)` converts it."""
-    converters, json_columns = _converters(model, names)
+    return fetch_parts(sql, params, [(skip, model, names)])
+
+
+def fetch_parts(sql: str, params: list, parts: list[tuple[int, type[Model], tuple[str, ...]]]) -> list[list]:
+    """`fetch_rows` for a row of several models' columns (a join): each part (offset, model, field
+    names) is a run of columns from `offset` on holding those fields, converted as the ORM converts
+    them; any other column comes as the driver gives it."""
+    converters, json_columns = [], []
+    for offset, model, names in parts:
+        functions, jsonb = _converters(model, names)
+        converters += [(offset + index, column, chain) for index, column, chain in functions]
+        json_columns += [offset + index for index in jsonb]
     with prepared_cursor() as cursor:
         cursor.execute(sql, params)
         rows = [list(row) for row in cursor.fetchall()]
     if json_columns and rows:
-        _decode_json(rows, [index + skip for index in json_columns])
+        _decode_json(rows, json_columns)
     for values in rows:
         for index, column, functions in converters:
-            index += skip
             for function in functions:
                 values[index] = function(values[index], column, connection)
     return rows
+
+
+def instance_from(model: type[Model], values: list, offset: int = 0) -> Model:
+    """An instance of `model` from a row of `fetch_parts` whose part for `model` (every concrete
+    field, `concrete_names(model)`) starts at `offset`."""
+    attnames = _concrete(model)[1]
+    return model.from_db(connection.alias, attnames, values[offset : offset + len(attnames)])
+
+
+def concrete_names(model: type[Model]) -> tuple[str, ...]:
+    return _concrete(model)[0]
 
 
 def _decode_json(rows: list[list], indexes: list[int]) -> None:

@@ -7,16 +7,18 @@ import uuid
 from fnmatch import fnmatchcase
 from functools import cache
 
-from django.db import connections, router
+from django.db import connection
 from django.db.models import Case, IntegerField, QuerySet, Value, When
 
 from adminops.audit import audit_head_peek, audit_in_one_statement
 from adminops.models import Tenant
 from config.api.errors import InvalidParameter
 from config.api.ids import prefixed_uuid
+from config.db import concrete_names, fetch_parts, instance_from
 from toolhub.errors import ApprovalNotFound, ConnectionNotFound, ToolNotFound
 from toolhub.models import APPROVAL_PREFIX, CONNECTION_PREFIX, Approval, ApprovalPolicy, Connection
 from toolhub.registry import Tool, tool_lookup
+from vault.models import Credential
 
 
 def tool_get(*, key: str) -> Tool:
@@ -88,60 +90,92 @@ _UNREAD = object()
 
 
 def _with_policy(tenant: Tenant, *, pk: uuid.UUID | None = None, domain: str = "") -> Connection | None:
-    """The tenant's connection by id (else its default for `domain`), with the tenant's approval
-    policy in the same row (a LEFT JOIN: NULLs when it has none) as `connection.tenant_policy`."""
-    db = router.db_for_read(Connection)
-    connection = connections[db]
-    tenant_id = Connection._meta.get_field("tenant").target_field.get_db_prep_value(tenant.id, connection)
-    if pk is not None:
-        params = [tenant_id, Connection._meta.pk.get_db_prep_value(pk, connection)]
-    else:
-        params = [tenant_id, domain, True]
+    """The tenant's connection by id (else its default for `domain`), read in one prepared statement
+    with what a call on it needs next: the tenant's approval policy (`connection.tenant_policy`,
+    None when it has none), the live credential of the connection's integration
+    (`connection.live_credential`, None when there is none) and, where entries are written in one
+    statement, the head of one of the tenant's audit chains (`connection.audit_head`)."""
     head = audit_head_peek(tenant) if audit_in_one_statement() else None
     more, more_params = head.columns() if head is not None else ("", [])
-    sql = _with_policy_sql(db, by_id=pk is not None, more_columns=more)
-    found = list(Connection.objects.db_manager(db).raw(sql, [*more_params, *params]))
-    if not found:
+    tenant_id = Connection._meta.get_field("tenant").get_db_prep_value(tenant.id, connection)
+    if pk is not None:
+        match = [tenant_id, Connection._meta.pk.get_db_prep_value(pk, connection)]
+    else:
+        match = [tenant_id, domain, True]
+    lead = 2 if head is not None else 0
+    sql = _with_policy_sql(by_id=pk is not None, more_columns=more)
+    rows = fetch_parts(sql, [*more_params, Credential.Status.DELETED.value, *match], _parts(lead))
+    if not rows:
         return None
-    row = found[0]
+    values = rows[0]
+    row = instance_from(Connection, values, lead)
     row.tenant = tenant
-    row.tenant_policy = _policy_of(row, tenant, connection)
+    policy_at, credential_at = _offsets(lead)
+    row.tenant_policy = _policy_of(values[policy_at:credential_at], tenant)
+    credential = (
+        instance_from(Credential, values, credential_at) if values[credential_at] is not None else None
+    )
+    if credential is not None:
+        credential.tenant = tenant
+    row.live_credential = credential
     # The head of one of the tenant's audit chains, read in the same statement, for the call's entry
     # (`audit_record_with`); None where entries are written in a transaction.
-    row.audit_head = head.read(row.audit_head_seq, row.audit_head_hash) if head is not None else None
+    row.audit_head = head.read(*values[:2]) if head is not None else None
     return row
 
 
+def _offsets(lead: int) -> tuple[int, int]:
+    """Where the policy's columns and the credential's start, after `lead` columns and the connection's."""
+    policy_at = lead + len(concrete_names(Connection))
+    return policy_at, policy_at + len(_POLICY_COLUMNS)
+
+
 @cache
-def _with_policy_sql(db: str, *, by_id: bool, more_columns: str = "") -> str:
-    """Written once per database: the ORM compiled this join on every call for more than the
-    database took to run it. At most one row: by primary key, or the one default per (tenant,
-    domain) that a constraint guarantees. `more_columns`: an audit head's (seq, last hash), their
-    placeholders first."""
-    quote = connections[db].ops.quote_name
-    columns = ", ".join(f"c.{quote(f.column)}" for f in Connection._meta.concrete_fields)
+def _parts(lead: int) -> list:
+    policy_at, credential_at = _offsets(lead)
+    return [
+        (lead, Connection, concrete_names(Connection)),
+        (policy_at, ApprovalPolicy, _POLICY_COLUMNS),
+        (credential_at, Credential, concrete_names(Credential)),
+    ]
+
+
+@cache
+def _with_policy_sql(*, by_id: bool, more_columns: str = "") -> str:
+    """Written once: the ORM compiled this join on every call for more than the database took to
+    run it. At most one row: by primary key, or the one default per (tenant, domain) that a
+    constraint guarantees, and the one live credential per (tenant, integration) that another does.
+    `more_columns`: an audit head's (seq, last hash), their placeholders first."""
+    quote = connection.ops.quote_name
+    columns = ", ".join(
+        f"{alias}.{quote(model._meta.get_field(name).column)}"
+        for alias, model, names in (
+            ("c", Connection, concrete_names(Connection)),
+            ("p", ApprovalPolicy, _POLICY_COLUMNS),
+            ("v", Credential, concrete_names(Credential)),
+        )
+        for name in names
+    )
     if more_columns:
         columns = f"{more_columns}, {columns}"
-    policy = ", ".join(f"p.{quote(name)} AS {quote('policy_' + name)}" for name in _POLICY_COLUMNS)
     match = f"c.{quote('id')} = %s" if by_id else f"c.{quote('domain')} = %s AND c.{quote('is_default')} = %s"
     tenant = quote("tenant_id")
+    credential = Credential._meta
     return (
-        f"SELECT {columns}, {policy} FROM {quote(Connection._meta.db_table)} c "  # noqa: S608  # nosec B608: quoted names and placeholders only
+        f"SELECT {columns} FROM {quote(Connection._meta.db_table)} c "  # noqa: S608  # nosec B608: quoted names and placeholders only
         f"LEFT JOIN {quote(ApprovalPolicy._meta.db_table)} p ON p.{tenant} = c.{tenant} "
+        f"LEFT JOIN {quote(credential.db_table)} v ON v.{tenant} = c.{tenant} "
+        f"AND v.{quote(credential.get_field('integration_id').column)} = c.{quote('integration_id')} "
+        f"AND v.{quote(credential.get_field('status').column)} <> %s "
         f"WHERE c.{tenant} = %s AND {match}"
     )
 
 
-def _policy_of(row: Connection, tenant: Tenant, connection) -> ApprovalPolicy | None:
-    if row.policy_id is None:
+def _policy_of(values: list, tenant: Tenant) -> ApprovalPolicy | None:
+    policy_id, *lists = values
+    if policy_id is None:
         return None
-    lists = {
-        name: ApprovalPolicy._meta.get_field(name).from_db_value(
-            getattr(row, f"policy_{name}"), None, connection
-        )
-        for name in _POLICY_COLUMNS[1:]
-    }
-    return ApprovalPolicy(id=row.policy_id, tenant=tenant, **lists)
+    return ApprovalPolicy(id=policy_id, tenant=tenant, **dict(zip(_POLICY_COLUMNS[1:], lists, strict=True)))
 
 
 def policy_gates(*, tenant: Tenant, tool: Tool, connection: Connection | None = None) -> bool:

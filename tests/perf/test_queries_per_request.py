@@ -26,11 +26,11 @@ URL = "/api/v1/credentials"
 AUDIT_APPEND_EXTRA = 0 if connection.vendor == "postgresql" else 1
 ONE_STATEMENT = connection.vendor == "postgresql"
 # Tool execute, as production runs it (outside any test transaction): the connection with the
-# tenant's approval policy (and, on PostgreSQL, an audit chain head), the credential, then on
+# tenant's approval policy and its credential (and, on PostgreSQL, an audit chain head), then on
 # PostgreSQL one statement writing the execution record, its credential's counted access and the
 # audit entry; on SQLite a transaction (BEGIN, the record, the count, the head, the entry, its move,
 # COMMIT). One commit either way.
-EXECUTE_QUERIES = 3 if connection.vendor == "postgresql" else 9
+EXECUTE_QUERIES = 2 if connection.vendor == "postgresql" else 8
 LISTING_QUERIES = 0
 
 

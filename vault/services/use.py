@@ -26,6 +26,8 @@ from vault.services.common import credential_count, credential_count_access
 from vault.services.refresh import credential_refresh, refresh_due
 from vault.services.secrets import reveal
 
+UNREAD = object()  # `credential_for_use(live=...)` not given
+
 
 class CredentialUnusable(Conflict):
     code = "CREDENTIAL_UNUSABLE"
@@ -54,13 +56,18 @@ def credential_for_use(
     actor: dict | None = None,
     request_id: str | None = None,
     count: bool = True,
+    live: Credential | object | None = UNREAD,
 ) -> CredentialForUse:
     """The integration's credential, decrypted, its access counted; with `count=False` an active,
     unexpired credential that needs no refresh is only read, and the caller counts the access
-    (`credential_count`, or `credential_count_with` in its own audited write) from `uncounted`."""
+    (`credential_count`, or `credential_count_with` in its own audited write) from `uncounted`.
+    `live`: the integration's live credential (or None) as the caller has just read it, with a read
+    of its own (`count=False` only)."""
     actor = actor or system_actor("connector")
     if not count:
-        credential = credential_live_get(tenant=tenant, integration_id=integration_id)
+        credential = (
+            credential_live_get(tenant=tenant, integration_id=integration_id) if live is UNREAD else live
+        )
         if credential is not None and _usable(credential) and not refresh_due(credential):
             return _for_use(credential, reveal(credential), uncounted=(credential.pk, timezone.now()))
     credential = credential_count_access(tenant=tenant, integration_id=integration_id, usable=True)
