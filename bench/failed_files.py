@@ -36,6 +36,7 @@ import django
 django.setup()
 
 from django.conf import settings  # noqa: E402
+from django.db import connection  # noqa: E402
 from django.test.utils import setup_databases, setup_test_environment, teardown_databases  # noqa: E402
 from rest_framework.test import APIClient  # noqa: E402
 
@@ -239,7 +240,7 @@ def main() -> None:
                 rows += bench_backend(backend, records=args.records, repeat=args.repeat)
     finally:
         teardown_databases(databases, verbosity=0)
-    engine = settings.DATABASES["default"]["ENGINE"].rsplit(".", 1)[-1]
+    engine = connection.vendor
     print(
         f"\nfailed-files listing, {args.records} records of one tenant and platform, median of {args.repeat}"
     )

@@ -93,3 +93,58 @@ def test_hot_statements_are_prepared_once_per_connection_and_counted_like_any_qu
         cursor.execute("SELECT %s::int + 2 AS unprepared_probe", [1])
         assert cursor.fetchone() == (3,)
     assert prepared("SELECT $1::int + 2") == 0 and prepared("SELECT 1::int + 2") == 0
+
+
+# ---- the health check of a kept connection (config/postgres)
+
+on_postgresql = pytest.mark.skipif(connection.vendor != "postgresql", reason="PostgreSQL's backend")
+
+
+def another_connection():
+    import psycopg
+
+    given = connection.settings_dict
+    return psycopg.connect(
+        dbname=given["NAME"],
+        user=given["USER"],
+        password=given["PASSWORD"],
+        host=given["HOST"],
+        port=given["PORT"],
+    )
+
+
+def last_statement_of(pid: int) -> str:
+    """What a backend last ran, as another connection sees it."""
+    with another_connection() as other:
+        return other.execute("SELECT query FROM pg_stat_activity WHERE pid = %s", [pid]).fetchone()[0]
+
+
+@on_postgresql
+@pytest.mark.django_db(transaction=True)
+def test_a_kept_idle_connection_is_found_usable_without_a_round_trip():
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT 'the last statement'")
+    assert connection.is_usable()
+    assert last_statement_of(connection.connection.info.backend_pid) == "SELECT 'the last statement'"
+
+
+@on_postgresql
+@pytest.mark.django_db(transaction=True)
+def test_a_connection_the_server_closed_is_found_unusable_and_replaced():
+    import time
+
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_backend_pid()")
+        pid = cursor.fetchone()[0]
+    with another_connection() as other:
+        assert other.execute("SELECT pg_terminate_backend(%s)", [pid]).fetchone()[0]
+    deadline = time.monotonic() + 5
+    while connection.is_usable() and time.monotonic() < deadline:  # the server's goodbye is on its way
+        time.sleep(0.05)
+    assert not connection.is_usable()
+
+    connection.health_check_done = False  # as at the start of a request (Django's own path)
+    connection.close_if_health_check_failed()
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_backend_pid()")
+        assert cursor.fetchone()[0] != pid
