@@ -299,6 +299,29 @@ def hub_overhead(results: list[Result]) -> list[tuple[str, str]]:
     ]
 
 
+def commit_latency(env: dict, commits: int = 300) -> tuple[str, str]:
+    """What one durable commit waits on this machine now, mostly its WAL flush: single-row INSERTs
+    into a scratch table, one connection, one at a time. A tool call commits once (its record and
+    audit entry), so this much of the hub's overhead is the disk's, not the code's."""
+    import psycopg
+
+    url = env["DATABASE_URL"].replace("postgres://", "postgresql://", 1)
+    times = []
+    with psycopg.connect(url, autocommit=True) as connection:
+        connection.execute("CREATE TABLE IF NOT EXISTS bench_commit (id serial PRIMARY KEY)")
+        for _ in range(commits):
+            started = time.perf_counter()
+            connection.execute("INSERT INTO bench_commit DEFAULT VALUES")
+            times.append((time.perf_counter() - started) * 1000)
+        connection.execute("DROP TABLE bench_commit")
+    times.sort()
+    return (
+        "PostgreSQL commit (1 connection)",
+        f"p50 {times[len(times) // 2]:.2f} ms, p90 {times[len(times) * 9 // 10]:.2f} ms "
+        f"({commits} single-row INSERTs, each its own durable commit)",
+    )
+
+
 def sitelib_listing(fakes: Fakes, context: dict) -> tuple[str, str]:
     """POST /v2/sitelib/listing over SITES x DRIVES at LATENCY, one at a time: the median listing
     time beside the sequential sum of its upstream calls, the HTTP requests that carried them (JSON
@@ -361,6 +384,8 @@ def measure(args, fakes: Fakes) -> int:
             baseline = by_name.get(scenario.baseline or "")
             results.append(paired(scenario, baseline, context, args.seconds, args.rounds))
         extra += hub_overhead(results)
+        if any(r.scenario.name == "tool execute (hub)" for r in results):
+            extra.append(commit_latency(env))
         if not args.only or "sitelib listing" in args.only:
             extra.append(sitelib_listing(fakes, context))
         extra.append(("gunicorn worker peak RSS", f"{peak_rss_mb(web.pid):.0f} MB"))
