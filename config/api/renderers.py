@@ -31,7 +31,11 @@ class JSONRenderer(renderers.JSONRenderer):
             body = orjson.dumps(data, default=_drf_default, option=_OPTIONS)
         except orjson.JSONEncodeError:
             return super().render(data, accepted_media_type, renderer_context)
-        # As DRF does: JSON that is also a strict JavaScript subset.
+        # As DRF does: JSON that is also a strict JavaScript subset. Both characters start with the
+        # byte 0xE2, which a search for one byte finds or rules out at memory speed: the two
+        # replacements scan a page of 50 credentials for as long as orjson takes to write it.
+        if b"\xe2" not in body:
+            return body
         return body.replace(b"\xe2\x80\xa8", b"\\u2028").replace(b"\xe2\x80\xa9", b"\\u2029")
 
 

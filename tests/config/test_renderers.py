@@ -32,6 +32,7 @@ BODIES = [
         "tuple": (1, "two"),
         1: "an integer key",
     },
+    {"quotes": "\u201cquoted\u201d \u2013 \u2026 \u20ac", "ascii": "only"},  # other characters from byte E2
 ]
 
 

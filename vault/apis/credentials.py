@@ -86,7 +86,7 @@ class CredentialCollectionApi(TenantAPIView):
             tenant=self.tenant, offset=page.offset, limit=page.limit, **_list_filters(request)
         )
         data = {
-            "credentials": [outputs.credential_record(c, self.tenant) for c in summaries],
+            "credentials": outputs.credential_records(summaries, self.tenant),
             "pagination": page_info(page, total, len(summaries)),
         }
         return envelope(data, message="Credentials retrieved.")

@@ -18,6 +18,20 @@ from vault.services.secrets import Revealed
 def credential_record(credential: Credential | CredentialSummary, tenant: Tenant) -> dict:
     """Every field but the secrets; shared by store, update, details, list, rotate (the list passes
     the summary tuples of `vault.selectors`, which have the same attribute names)."""
+    return _record(credential, _tenant_ref(tenant))
+
+
+def credential_records(credentials: list[CredentialSummary], tenant: Tenant) -> list[dict]:
+    """`credential_record` of each credential of a page (of one tenant, written once)."""
+    owner = _tenant_ref(tenant)
+    return [_record(credential, owner) for credential in credentials]
+
+
+def _tenant_ref(tenant: Tenant) -> dict:
+    return {"id": str(tenant.id), "name": tenant.name}
+
+
+def _record(credential: Credential | CredentialSummary, owner: dict) -> dict:
     return {
         "id": credential.public_id,
         "integrationId": credential.integration_id,
@@ -41,7 +55,7 @@ def credential_record(credential: Credential | CredentialSummary, tenant: Tenant
         "lastRotatedAt": iso_ms(credential.last_rotated_at),
         "rotationDue": credential.rotation_due_at is not None,
         "refreshError": refresh_error_of(credential),
-        "tenant": {"id": str(tenant.id), "name": tenant.name},
+        "tenant": owner,
     }
 
 
