@@ -184,6 +184,7 @@ def audit_record_with(
     *,
     head: AuditHeadPeek,
     also: tuple[str, list] | None = None,
+    lock: tuple[str, list] | None = None,
     tenant,
     action: str,
     category: str,
@@ -196,29 +197,40 @@ def audit_record_with(
     """Run the caller's change (an INSERT, UPDATE or DELETE that requires `CLAIMED` and RETURNs
     at most one row) and append its entry, all or nothing. Returns the change's row as the driver
     gives it, or None when the change matched no row: then nothing was written. `also`: one more
-    change (SQL that requires `CHANGED`, and its parameters), made only together with them."""
+    change (SQL that requires `CHANGED`, and its parameters), made only together with them.
+    `lock`: a `SELECT ... FOR UPDATE` of the existing rows the changes write, and its parameters,
+    run before the head is claimed: a writer in a transaction locks its rows first and a head last
+    (`audit_record`), so this statement must not hold a head while it waits for one of those rows."""
     entry = _new_entry(tenant, action, category, actor, resource, details, status, request_id)
     if head.seq is not None:
         _link(entry, head.chain, head.seq, head.last_hash)
         with _own_savepoint():
-            claimed, row = _change_with_entry(change_sql, change_params, entry, also)
+            claimed, row = _change_with_entry(change_sql, change_params, entry, also, lock)
         if claimed:
             return row
         _preference.index = _another_chain(owner_chains(head.owner), head.chain)
     with transaction.atomic():
+        if lock is not None:  # the rows before the head, here too
+            with prepared_cursor() as cursor:
+                cursor.execute(*lock)
         _link(entry, *_locked_head(head.owner))
-        claimed, row = _change_with_entry(change_sql, change_params, entry, also)
+        claimed, row = _change_with_entry(change_sql, change_params, entry, also, None)
     return row
 
 
 def _change_with_entry(
-    change_sql: str, change_params: list, entry: AuditEntry, also: tuple[str, list] | None
+    change_sql: str,
+    change_params: list,
+    entry: AuditEntry,
+    also: tuple[str, list] | None,
+    lock: tuple[str, list] | None,
 ) -> tuple[bool, tuple | None]:
     also_sql, also_params = also if also is not None else ("", [])
-    params = [entry.chain, entry.seq - 1, *change_params, *also_params, entry.seq, entry.hash]
+    lock_sql, lock_params = lock if lock is not None else ("", [])
+    params = [*lock_params, entry.chain, entry.seq - 1, *change_params, *also_params, entry.seq, entry.hash]
     params += insert_params(entry)
     with prepared_cursor() as cursor:
-        cursor.execute(_change_with_entry_sql(change_sql, also_sql), params)
+        cursor.execute(_change_with_entry_sql(change_sql, also_sql, lock_sql), params)
         claimed, changed, *row = cursor.fetchone()
     if not changed:
         return claimed, None
@@ -227,12 +239,15 @@ def _change_with_entry(
 
 
 @cache
-def _change_with_entry_sql(change_sql: str, also_sql: str = "") -> str:
+def _change_with_entry_sql(change_sql: str, also_sql: str = "", lock_sql: str = "") -> str:
     heads = connection.ops.quote_name(AuditChainHead._meta.db_table)
     also = f"audit_also AS ({also_sql}), " if also_sql else ""
+    # The rows first: the head's filter counts them, so they are locked before the head is.
+    rows_first = f"audit_lock AS ({lock_sql}), " if lock_sql else ""
+    after_rows = " AND (SELECT count(*) FROM audit_lock) >= 0" if lock_sql else ""
     return (
-        f"WITH audit_head AS (SELECT chain FROM {heads} WHERE chain = %s AND seq = %s "  # noqa: S608  # nosec B608: table names from the models, the caller's SQL and placeholders only
-        f"FOR UPDATE SKIP LOCKED), "
+        f"WITH {rows_first}audit_head AS (SELECT chain FROM {heads} WHERE chain = %s AND seq = %s"  # noqa: S608  # nosec B608: table names from the models, the caller's SQL and placeholders only
+        f"{after_rows} FOR UPDATE SKIP LOCKED), "
         f"audit_change AS ({change_sql}), {also}"
         f"audit_move AS (UPDATE {heads} SET seq = %s, last_hash = %s "
         f"WHERE chain IN (SELECT chain FROM audit_head) AND {CHANGED}), "

@@ -3,6 +3,7 @@ the audit head with their own read, then write the change, the entry and the hea
 all or nothing, and fall back to the locked head when another writer moved or holds it."""
 
 import threading
+import time
 
 import pytest
 from django.db import connection, connections, transaction
@@ -209,4 +210,38 @@ def test_a_further_change_is_made_once_with_the_change_and_never_without_it(tena
 
     assert Credential.objects.get(id=counted.id).access_count == 1
     assert AuditEntry.objects.count() == entries
+    every_chain_verifies(tenant)
+
+
+def test_a_read_waits_for_its_row_before_it_takes_a_head_so_a_transaction_holding_the_row_never_deadlocks(
+    tenant,
+):
+    """A transaction locks its rows first and an audit head last (a refresh does: the credential's
+    row, then a head, waited for when every head is taken). The one-statement read must take the
+    same order, or the two wait for each other until PostgreSQL kills one of them."""
+    credential = stored(tenant)
+    chain = audit_head_peek(tenant).chain  # where this thread's read will write its entry
+    row_held, errors = threading.Event(), []
+
+    def hold_the_row_then_wait_for_the_head():
+        try:
+            with transaction.atomic():
+                Credential.objects.select_for_update().get(id=credential.id)
+                row_held.set()
+                time.sleep(0.5)  # the read below is waiting by now
+                AuditChainHead.objects.select_for_update().get(chain=chain)
+        except Exception as exc:  # a deadlock error, if the read held the head
+            errors.append(exc)
+        finally:
+            connections["default"].close()
+
+    thread = threading.Thread(target=hold_the_row_then_wait_for_the_head)
+    thread.start()
+    assert row_held.wait(10)
+    read, revealed, _ = credential_read_secrets(tenant=tenant, actor=ACTOR, integration_id="one")
+    thread.join(10)
+
+    assert not thread.is_alive() and errors == []
+    assert revealed.access_token == "tok" and read.access_count == 1
+    assert AuditEntry.objects.filter(action="CREDENTIAL_SECRET_READ").count() == 1
     every_chain_verifies(tenant)

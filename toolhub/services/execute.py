@@ -283,7 +283,7 @@ def _finish(call: ExecuteCall, tool: Tool, record, status: int, body: bytes) -> 
     head = getattr(call.connection, "audit_head", None)
     if record is None and head is not None:
         execution = execution_record_new(call=call, **_record_fields(call, status, body))
-        audit_record_with(*claimed_insert(execution), head=head, also=execution_record_access(call), **entry)
+        audit_record_with(*claimed_insert(execution), head=head, **execution_record_access(call), **entry)
         inserted(execution)
         call.recorded = True
         return

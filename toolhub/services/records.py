@@ -7,7 +7,7 @@ from django.db import transaction
 
 from toolhub.inputs import redacted
 from toolhub.models import ExecutionRecord
-from vault.services.common import credential_count, credential_count_with
+from vault.services.common import credential_count, credential_count_with, credential_lock
 
 
 def execution_record_write(*, call, outcome: str, status: int, error_code: str = "") -> ExecutionRecord:
@@ -22,11 +22,14 @@ def execution_record_write(*, call, outcome: str, status: int, error_code: str =
     return record
 
 
-def execution_record_access(call) -> tuple[str, list] | None:
-    """The call's credential access, when left to its record, as the change that counts it along
-    with the record's audited write (`audit_record_with(also=...)`)."""
+def execution_record_access(call) -> dict:
+    """The call's credential access, when left to its record, as what `audit_record_with` needs to
+    count it along with the record's audited write: the change (`also`) and its row (`lock`)."""
     access = _take_access(call)
-    return credential_count_with(*access) if access is not None else None
+    if access is None:
+        return {}
+    lock = credential_lock(call.tenant.id, call.connection.integration_id)
+    return {"also": credential_count_with(*access), "lock": lock}
 
 
 def _take_access(call):

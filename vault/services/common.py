@@ -63,7 +63,9 @@ def credential_audit(
         audit_record(**entry)
         return None
     sql, params, head = change
-    return audit_record_with(sql, params, head=head, **entry)
+    return audit_record_with(
+        sql, params, head=head, lock=credential_lock(credential.tenant_id, credential.integration_id), **entry
+    )
 
 
 def credential_count_read(credential: Credential, now: datetime) -> tuple[str, list]:
@@ -74,6 +76,28 @@ def credential_count_read(credential: Credential, now: datetime) -> tuple[str, l
         *_count_params(credential.pk, now),
         Credential.Status.DELETED.value,
     ]
+
+
+def credential_lock(tenant_id, integration_id: str) -> tuple[str, list]:
+    """The integration's live credential locked, for `audit_record_with(lock=...)`: taken before the
+    audit head, as a transaction that changes a credential and audits it takes them. A store waits
+    here for a delete or rotation of the integration's credential in progress, instead of waiting
+    for it inside the unique index while holding a head."""
+    return _lock_sql(), [
+        Credential._meta.get_field("tenant").get_db_prep_value(tenant_id, connection),
+        integration_id,
+        Credential.Status.DELETED.value,
+    ]
+
+
+@cache
+def _lock_sql() -> str:
+    quote, meta = connection.ops.quote_name, Credential._meta
+    where = " AND ".join(
+        f"{quote(meta.get_field(name).column)} {op} %s"
+        for name, op in (("tenant", "="), ("integration_id", "="), ("status", "<>"))
+    )
+    return f"SELECT 1 FROM {quote(meta.db_table)} WHERE {where} FOR UPDATE"  # noqa: S608  # nosec B608: names from the model and placeholders only
 
 
 def credential_count_with(credential_pk, at: datetime) -> tuple[str, list]:
