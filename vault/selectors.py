@@ -101,8 +101,9 @@ def credential_get_by_integration(
 
 def credential_live_get(*, tenant: Tenant, integration_id: str) -> Credential | None:
     """The live credential of an integration, or None: one prepared statement."""
-    params = [_tenant_param(tenant), integration_id, Credential.Status.DELETED.value]
-    rows = fetch_instances(Credential, _live_by_integration_sql(), params)
+    rows = fetch_instances(
+        Credential, _live_by_integration_sql(), live_by_integration(tenant.pk, integration_id)[1]
+    )
     return _attach(rows[0], tenant) if rows else None
 
 
@@ -112,12 +113,32 @@ def credential_live_with_head(
     """The live credential of an integration (None if there is none), read in one statement with
     the audit head `head` names, for a change audited in one statement (`audit_record_with`)."""
     columns, head_params = head.columns()
-    params = [*head_params, _tenant_param(tenant), integration_id, Credential.Status.DELETED.value]
+    params = [*head_params, *live_by_integration(tenant.pk, integration_id)[1]]
     rows = fetch_instances_with(Credential, _live_by_integration_sql(columns), params)
     if not rows:
         return None, head
     credential, peeked = rows[0]
     return _attach(credential, tenant), head.read(*peeked)
+
+
+def live_by_integration(tenant_id, integration_id: str) -> tuple[str, list]:
+    """The WHERE that finds an integration's live credential (at most one row, by a unique
+    constraint), and its parameters."""
+    params = [
+        Credential._meta.get_field("tenant").get_db_prep_value(tenant_id, connection),
+        integration_id,
+        Credential.Status.DELETED.value,
+    ]
+    return _live_where(), params
+
+
+@cache
+def _live_where() -> str:
+    quote, meta = connection.ops.quote_name, Credential._meta
+    return " AND ".join(
+        f"{quote(meta.get_field(name).column)} {op} %s"
+        for name, op in (("tenant", "="), ("integration_id", "="), ("status", "<>"))
+    )
 
 
 @cache
@@ -127,12 +148,8 @@ def _live_by_integration_sql(more_columns: str = "") -> str:
     row matches (a unique constraint on the live credential of an integration). `more_columns`
     (with their placeholders first in the parameters) come after the model's."""
     quote, meta = connection.ops.quote_name, Credential._meta
-    where = " AND ".join(
-        f"{quote(meta.get_field(name).column)} {op} %s"
-        for name, op in (("tenant", "="), ("integration_id", "="), ("status", "<>"))
-    )
     columns = f"{all_columns(Credential)}, {more_columns}" if more_columns else all_columns(Credential)
-    return f"SELECT {columns} FROM {quote(meta.db_table)} WHERE {where}"  # noqa: S608  # nosec B608: names from the model and the caller's columns
+    return f"SELECT {columns} FROM {quote(meta.db_table)} WHERE {_live_where()}"  # noqa: S608  # nosec B608: names from the model and the caller's columns
 
 
 def credential_page(

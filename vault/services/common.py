@@ -13,6 +13,7 @@ from config.api.ids import prefixed_uuid
 from config.db import all_columns, fetch_instances, prepared_cursor
 from vault.errors import CredentialAlreadyDeleted, CredentialNotFound  # noqa: F401  (re-exported)
 from vault.models import Credential
+from vault.selectors import live_by_integration
 
 
 def person(actor: dict) -> dict:
@@ -83,21 +84,9 @@ def credential_lock(tenant_id, integration_id: str) -> tuple[str, list]:
     audit head, as a transaction that changes a credential and audits it takes them. A store waits
     here for a delete or rotation of the integration's credential in progress, instead of waiting
     for it inside the unique index while holding a head."""
-    return _lock_sql(), [
-        Credential._meta.get_field("tenant").get_db_prep_value(tenant_id, connection),
-        integration_id,
-        Credential.Status.DELETED.value,
-    ]
-
-
-@cache
-def _lock_sql() -> str:
-    quote, meta = connection.ops.quote_name, Credential._meta
-    where = " AND ".join(
-        f"{quote(meta.get_field(name).column)} {op} %s"
-        for name, op in (("tenant", "="), ("integration_id", "="), ("status", "<>"))
-    )
-    return f"SELECT 1 FROM {quote(meta.db_table)} WHERE {where} FOR UPDATE"  # noqa: S608  # nosec B608: names from the model and placeholders only
+    where, params = live_by_integration(tenant_id, integration_id)
+    table = connection.ops.quote_name(Credential._meta.db_table)
+    return f"SELECT 1 FROM {table} WHERE {where} FOR UPDATE", params  # noqa: S608  # nosec B608: names from the model and placeholders only
 
 
 def credential_count_with(credential_pk, at: datetime) -> tuple[str, list]:
