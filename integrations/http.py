@@ -10,7 +10,10 @@
 - an optional extra CA bundle (`OUTBOUND_CA_BUNDLE`), added to the default trust store;
 - kept-alive connections on request (`keep_alive=<key>`): sessions given the same key in one process
   share one guarded connection pool, so consecutive calls of a tool-hub connection skip the TCP
-  (and TLS) handshake. Only the transport is shared; headers, auth and cookies stay per session.
+  (and TLS) handshake. Only the transport is shared; headers, auth and cookies stay per session;
+- a plain call (what vendor clients send: a plain URL, params, headers, a JSON or form body) is
+  prepared without requests' general machinery, then sent through the same adapter, guard, redirect
+  handling and cookie jar (`_prepare_plainly`); any other call takes requests' own path.
 """
 
 from __future__ import annotations
@@ -21,19 +24,26 @@ import ipaddress
 import logging
 import os
 import random
+import re
 import socket
 import ssl
 import threading
 import time
 from collections import OrderedDict
+from datetime import timedelta
 from functools import cache
 from pathlib import Path
-from urllib.parse import urlsplit
+from urllib.parse import urlencode, urlsplit
 
 import certifi
 import requests
 from django.conf import settings
 from requests.adapters import HTTPAdapter
+from requests.compat import json as requests_json
+from requests.cookies import RequestsCookieJar, extract_cookies_to_jar
+from requests.models import PreparedRequest
+from requests.structures import CaseInsensitiveDict
+from requests.utils import check_header_validity, requote_uri
 from urllib3.connection import HTTPConnection, HTTPSConnection
 from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
 from urllib3.util.ssl_ import create_urllib3_context
@@ -51,6 +61,10 @@ KEEP_ALIVE_IDLE_SECONDS = 4.0
 KEEP_ALIVE_KEYS = 256  # pools kept per process (least recently used beyond this are closed)
 KEEP_ALIVE_CONNECTIONS = 10  # idle connections kept per key and host
 _NAT64 = ipaddress.IPv6Network("64:ff9b::/96")
+# What `_prepare_plainly` takes: a lower-case scheme and host (as requests would write them), no
+# user info, no fragment, a path, and only characters requests leaves as they are.
+_PLAIN_URL = re.compile(r"https?://[a-z0-9.\-]+(?::[0-9]{1,5})?/[A-Za-z0-9\-._~!$&'()*+,;=:@/?%]*\Z")
+_PLAIN_OPTIONS = frozenset({"params", "headers", "json", "data", "timeout", "allow_redirects"})
 
 
 class OutboundRefused(Exception):
@@ -264,7 +278,13 @@ class OutboundSession(requests.Session):
         deadline = time.monotonic() + self.retry_budget
         attempt = 0
         while True:
-            response = super().request(method, url, *args, **kwargs)
+            prepared = None if args else self._prepare_plainly(method, url, kwargs)
+            if prepared is None:
+                response = super().request(method, url, *args, **kwargs)
+            else:
+                response = self._send_plainly(
+                    prepared, timeout=kwargs["timeout"], allow_redirects=kwargs.get("allow_redirects", True)
+                )
             wait = self._retry_wait(response, attempt, deadline) if retryable else None
             if wait is None:
                 return response
@@ -279,6 +299,90 @@ class OutboundSession(requests.Session):
         guard_url(request.url)  # the first request and every redirect hop
         return super().send(request, **kwargs)
 
+    def _prepare_plainly(self, method: str, url: str, options: dict) -> PreparedRequest | None:
+        """The request `prepare_request` would build for a plain call, built directly: for a vendor
+        call, requests' general preparation (cookie jars, hooks, URL re-parsing, setting merges)
+        cost as much CPU as the rest of the call (docs/performance.md). None when the call is not
+        plain: requests' own path then prepares it. `tests/integrations/test_outbound_plain.py`
+        holds both paths to the same bytes on the wire."""
+        if (
+            not options.keys() <= _PLAIN_OPTIONS
+            or self.auth is not None
+            or self.cookies
+            or self.params
+            or self.proxies
+            or self.stream
+            or self.cert is not None
+            or any(self.hooks.values())
+            or not _PLAIN_URL.match(url)
+            or requote_uri(url) != url
+        ):
+            return None
+        params, data, body_json = options.get("params"), options.get("data"), options.get("json")
+        if params:
+            query = _form_encoded(params)
+            if query is None:
+                return None
+            if query:
+                url = f"{url}{'&' if '?' in url else '?'}{query}"
+        headers = CaseInsensitiveDict(self.headers)
+        extra = options.get("headers") or {}
+        if not isinstance(extra, dict):
+            return None
+        for name, value in extra.items():
+            if value is None:
+                headers.pop(name, None)
+            else:
+                headers[name] = value
+        for header in headers.items():
+            if not all(isinstance(part, str) for part in header):
+                return None
+            check_header_validity(header)
+        body, content_type = None, None
+        if data:
+            body, content_type = _form_encoded(data), "application/x-www-form-urlencoded"
+            if body is None:
+                return None
+        elif body_json is not None:
+            try:
+                body = requests_json.dumps(body_json, allow_nan=False).encode()
+            except ValueError:
+                return None  # requests' path raises its InvalidJSONError
+            content_type = "application/json"
+        method = method.upper()
+        if body is not None:
+            headers["Content-Length"] = str(len(body))
+        elif method not in ("GET", "HEAD") and headers.get("Content-Length") is None:
+            headers["Content-Length"] = "0"
+        if content_type and "content-type" not in headers:
+            headers["Content-Type"] = content_type
+        prepared = PreparedRequest()
+        prepared.method, prepared.url, prepared.headers, prepared.body = method, url, headers, body
+        return prepared
+
+    def _send_plainly(self, prepared: PreparedRequest, *, timeout, allow_redirects: bool):
+        """What `Session.send` does with the request, for a session without hooks, proxies,
+        streaming or client certificates: the guard, the adapter, the session's cookies, then the
+        redirects (each hop through `send`, so through the guard again)."""
+        guard_url(prepared.url)
+        options = {"stream": False, "timeout": timeout, "verify": self.verify, "cert": None, "proxies": {}}
+        started = time.perf_counter()
+        response = self.get_adapter(prepared.url).send(prepared, **options)
+        response.elapsed = timedelta(seconds=time.perf_counter() - started)
+        if "set-cookie" in response.headers or "set-cookie2" in response.headers:
+            extract_cookies_to_jar(self.cookies, prepared, response.raw)
+        if response.is_redirect:
+            prepared._cookies = RequestsCookieJar()  # the session's jar was empty when it was sent
+            if allow_redirects:
+                history = [response, *self.resolve_redirects(response, prepared, **options)]
+                response = history.pop()
+                response.history = history
+            else:  # what Response.next gives, as requests sets it
+                hops = self.resolve_redirects(response, prepared, yield_requests=True, **options)
+                response._next = next(hops, None)
+        response.content  # noqa: B018 (read the body now, as requests does without stream=True)
+        return response
+
     def _retry_wait(self, response, attempt: int, deadline: float) -> float | None:
         if response.status_code not in RETRY_STATUSES or attempt >= self.retries:
             return None
@@ -288,6 +392,24 @@ class OutboundSession(requests.Session):
         if time.monotonic() + wait > deadline:
             return None
         return wait
+
+
+def _form_encoded(values) -> str | None:
+    """`values` (a dict of strings, numbers or lists of them; None members left out) encoded as
+    requests encodes params and form bodies; None for anything else."""
+    if not isinstance(values, dict):
+        return None
+    pairs = []
+    for name, value in values.items():
+        if not isinstance(name, str):
+            return None
+        for item in value if isinstance(value, list | tuple) else (value,):
+            if item is None:
+                continue
+            if not isinstance(item, str | int | float):
+                return None
+            pairs.append((name, item))
+    return urlencode(pairs)
 
 
 def retry_after_seconds(value: str | None) -> float | None:

@@ -28,6 +28,7 @@ class Received:
     headers: dict[str, str]
     body: bytes
     peer: tuple[str, int] | None = None  # the client's (address, port): one TCP connection each
+    target: str = ""  # the request line's target as sent, query included
 
     def json(self):
         return json.loads(self.body or b"null")
@@ -165,6 +166,7 @@ def _handler_for(fake: FakeVendor):
             dict(self.headers),
             self.rfile.read(length),
             peer=self.client_address[:2],
+            target=self.path,
         )
         with fake._lock:
             fake.received.append(request)
