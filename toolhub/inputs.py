@@ -12,6 +12,7 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError
 
 from toolhub.errors import InvalidInput
+from toolhub.quickcheck import Check, quick_check
 from toolhub.registry import Tool
 
 MAX_ERRORS = 50
@@ -19,19 +20,19 @@ IDEMPOTENCY_KEY = re.compile(r"^[\x21-\x7e]{1,255}$")  # printable ASCII, no spa
 
 # The body around the tool's input (api-spec part 6); checked with the same engine as tool inputs so
 # every error reads the same way.
-_ENVELOPE = Draft202012Validator(
-    {
-        "type": "object",
-        "properties": {
-            "input": {"type": "object"},
-            "connection_id": {"type": "string", "minLength": 1, "maxLength": 64},
-            "idempotency_key": {"type": "string", "pattern": IDEMPOTENCY_KEY.pattern},
-            "dry_run": {"type": "boolean"},
-        },
-        "required": ["input"],
-        "additionalProperties": False,
-    }
-)
+_ENVELOPE_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "input": {"type": "object"},
+        "connection_id": {"type": "string", "minLength": 1, "maxLength": 64},
+        "idempotency_key": {"type": "string", "pattern": IDEMPOTENCY_KEY.pattern},
+        "dry_run": {"type": "boolean"},
+    },
+    "required": ["input"],
+    "additionalProperties": False,
+}
+_ENVELOPE = Draft202012Validator(_ENVELOPE_SCHEMA)
+_ENVELOPE_CHECK = quick_check(_ENVELOPE_SCHEMA)
 
 
 @dataclass(frozen=True)
@@ -43,7 +44,7 @@ class ExecuteRequest:
 
 
 def execute_request_parse(body: object, *, header_key: str | None) -> ExecuteRequest:
-    errors = schema_errors(_ENVELOPE, body, prefix="")
+    errors = schema_errors(_ENVELOPE, body, prefix="", quick=_ENVELOPE_CHECK)
     if header_key is not None and not IDEMPOTENCY_KEY.match(header_key):
         errors.append(
             _error(
@@ -68,14 +69,20 @@ def execute_request_parse(body: object, *, header_key: str | None) -> ExecuteReq
 
 
 def input_errors(tool: Tool, value: dict) -> list[dict]:
-    return schema_errors(tool.input_validator, value, prefix="/input")
+    return schema_errors(tool.input_validator, value, prefix="/input", quick=tool.input_check)
 
 
 def output_errors(tool: Tool, value: object) -> list[dict]:
-    return schema_errors(tool.output_validator, value, prefix="")
+    return schema_errors(tool.output_validator, value, prefix="", quick=tool.output_check)
 
 
-def schema_errors(validator: Draft202012Validator, value: object, *, prefix: str) -> list[dict]:
+def schema_errors(
+    validator: Draft202012Validator, value: object, *, prefix: str, quick: Check | None = None
+) -> list[dict]:
+    """The schema's errors for `value`, worded by jsonschema; `quick` (the schema's
+    `quick_check`) answers first for a value that is surely valid."""
+    if quick is not None and quick(value):
+        return []
     errors = sorted(
         validator.iter_errors(value), key=lambda e: (list(map(str, e.absolute_path)), e.validator)
     )

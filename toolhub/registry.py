@@ -18,6 +18,7 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError
 
 from toolhub.models import RiskLevel
+from toolhub.quickcheck import Check, quick_check
 
 # Domain -> the connector types that can serve it.
 DOMAINS: dict[str, tuple[str, ...]] = {
@@ -55,6 +56,14 @@ class Tool:
     @cached_property
     def output_validator(self) -> Draft202012Validator:
         return _validator(self.output_schema)
+
+    @cached_property
+    def input_check(self) -> Check | None:
+        return quick_check(self.input_schema)
+
+    @cached_property
+    def output_check(self) -> Check | None:
+        return quick_check(self.output_schema)
 
 
 def _validator(schema: dict) -> Draft202012Validator:
