@@ -2,18 +2,25 @@
 
 from __future__ import annotations
 
+import uuid
+import warnings
 from datetime import UTC, datetime, timedelta
+from unittest import mock
 
 import pytest
-from django.db import connection
+from django.apps import apps
+from django.db import connection, models
 from django.utils import timezone
+from django.utils.translation import gettext_lazy
 
 from adminops.audit import system_actor
-from config.db import all_columns, fetch_instances
+from config.db import all_columns, fetch_instances, insert_params
 from vault.models import Credential
 from vault.services.credentials import credential_store
 
 pytestmark = pytest.mark.django_db
+
+OUR_APPS = {"adminops", "vault", "toolhub", "knowledge", "ingestion", "integrations", "config"}
 
 
 def test_a_row_fetched_by_prepared_sql_equals_the_orms(tenant):
@@ -93,6 +100,66 @@ def test_hot_statements_are_prepared_once_per_connection_and_counted_like_any_qu
         cursor.execute("SELECT %s::int + 2 AS unprepared_probe", [1])
         assert cursor.fetchone() == (3,)
     assert prepared("SELECT $1::int + 2") == 0 and prepared("SELECT 1::int + 2") == 0
+
+
+# ---- the values of an INSERT (`insert_params`)
+
+_VARIANTS = {
+    "text": ["plain", None, gettext_lazy("lazy text"), 7],
+    "integer": [7, None, True, "8", 2**40],
+    "boolean": [True, None, False, 1],
+    "uuid": [uuid.uuid4(), None, str(uuid.uuid4()), uuid.uuid4().hex],
+    "datetime": [
+        datetime(2026, 11, 21, 9, 30, tzinfo=UTC),
+        None,
+        "2026-11-21T09:30:00+02:00",
+        datetime(2026, 11, 21, 9, 30),  # naive: made aware (with a warning)
+    ],
+}
+
+
+def _kind(field) -> str | None:
+    if not type(field).__module__.startswith("django."):
+        return None  # a field of our own (an encrypted one) keeps the value the model gave it
+    if isinstance(field, models.ForeignKey):
+        return "uuid" if isinstance(field.target_field, models.UUIDField) else None
+    for kind, classes in (
+        ("text", (models.CharField, models.TextField)),
+        ("boolean", (models.BooleanField,)),
+        ("integer", (models.IntegerField,)),
+        ("uuid", (models.UUIDField,)),
+        ("datetime", (models.DateTimeField,)),
+    ):
+        if isinstance(field, classes):
+            return kind
+    return None
+
+
+def _as_sent(value):
+    """A parameter as the driver will see it: its type, and a JSON wrapper's content."""
+    return (type(value).__name__, getattr(value, "obj", value))
+
+
+@pytest.mark.parametrize("model", [m for m in apps.get_models() if m.__module__.split(".")[0] in OUR_APPS])
+def test_insert_values_are_the_fields_own_conversions_for_every_model_and_kind_of_value(model):
+    """Every field of every model of ours, with values of the kinds the fields keep as they are and
+    of kinds they convert (a lazy string, a bool or a text in an integer column, a UUID as text...),
+    gives what `pre_save` and `get_db_prep_save` give: the same values, of the same types."""
+    fields = model._meta.concrete_fields
+    moment = datetime(2026, 11, 22, 1, 2, 3, tzinfo=UTC)
+    rounds = max(len(values) for values in _VARIANTS.values())
+    for round_ in range(rounds):
+        instance = model()
+        for field in fields:
+            kind = _kind(field)
+            if kind is not None:
+                values = _VARIANTS[kind]
+                setattr(instance, field.attname, values[round_ % len(values)])
+        with mock.patch("django.utils.timezone.now", return_value=moment), warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            expected = [f.get_db_prep_save(f.pre_save(instance, True), connection) for f in fields]
+            given = insert_params(instance)
+        assert [_as_sent(v) for v in given] == [_as_sent(v) for v in expected], (model.__name__, round_)
 
 
 # ---- the health check of a kept connection (config/postgres)
