@@ -12,14 +12,14 @@ per-minute count is the rate limiter's own bucket. When the cache is down, count
 from __future__ import annotations
 
 import logging
-import os
-import threading
 import time
 from datetime import UTC, datetime
 
 from django.core.cache import cache
 from django.db.models import F
 from django.utils import timezone
+
+from config.redis_own import OwnConnection
 
 logger = logging.getLogger(__name__)
 _HOUR, _DAY = 3600, 86400
@@ -91,30 +91,35 @@ return counters
 """
 
 
-class _Unanswered(threading.local):
-    """A connection to Redis, one per process and thread, on which Redis sends no replies (`CLIENT
-    REPLY OFF`): a usage note is written to the socket and the request goes on, neither waiting for
-    Redis nor reading an answer. A round trip cost about 0.3 ms of CPU per request on the machine of
-    docs/performance.md. A note that cannot be sent is lost and logged, as when the cache is down.
+class _Unanswered:
+    """A connection to Redis, one per process and thread (`config.redis_own`), on which Redis sends
+    no replies (`CLIENT REPLY OFF`): a usage note is written to the socket and the request goes on,
+    neither waiting for Redis nor reading an answer. A round trip cost about 0.3 ms of CPU per
+    request on the machine of docs/performance.md. A note that cannot be sent is lost and logged, as
+    when the cache is down.
 
     Redis runs one connection's commands in order, so `settle()` (one reply turned on, for one
     command) returns once every note this process sent so far has been applied: the reads settle
     first, so that a process always reads its own notes. Another process's note may still be on its
     way (a moment)."""
 
-    connection = None
-    pid = 0
+    def __init__(self) -> None:
+        self.own = OwnConnection(replies=False)
+
+    @property
+    def connection(self):
+        return self.own.current()
 
     def send(self, client, *command) -> None:
-        connection = self._connection(client)
+        connection = self.own.get(client)
         try:
             connection.send_command(*command, check_health=False)
         except Exception:
-            self.drop()
+            self.own.drop()
             raise
 
     def settle(self) -> None:
-        connection = self.connection if self.pid == os.getpid() else None
+        connection = self.own.current()
         if connection is None:
             return
         try:
@@ -122,22 +127,8 @@ class _Unanswered(threading.local):
             connection.read_response()
             connection.send_command("CLIENT", "REPLY", "OFF", check_health=False)
         except Exception:
-            self.drop()
+            self.own.drop()
             raise
-
-    def drop(self) -> None:
-        if self.connection is not None and self.pid == os.getpid():
-            self.connection.disconnect()
-        self.connection = None
-
-    def _connection(self, client):
-        if self.connection is None or self.pid != os.getpid():  # none yet, or a forked parent's
-            pool = client.connection_pool
-            connection = pool.connection_class(**pool.connection_kwargs)
-            connection.connect()
-            connection.send_command("CLIENT", "REPLY", "OFF", check_health=False)
-            self.connection, self.pid = connection, os.getpid()
-        return self.connection
 
 
 _unanswered = _Unanswered()

@@ -14,10 +14,11 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from django.conf import settings
-from django.core.cache import cache
+from django.core.cache import DEFAULT_CACHE_ALIAS, cache, caches
 from django_ratelimit.core import EXPIRATION_FUDGE, _get_window, _make_cache_key, _split_rate, get_usage
 
 from config.api.errors import RateLimited
+from config.redis_own import OwnConnection
 
 logger = logging.getLogger(__name__)
 _last_warning = 0.0
@@ -56,8 +57,10 @@ def rate_limit_hit(
     the bucket with the least left, or None when the cache is unavailable (Stale if guarded).
     """
     states: list[tuple[RateState, bool, int]] = []
-    if _redis() is not None:
-        usages = _usages_redis(buckets, guard)
+    current = caches[DEFAULT_CACHE_ALIAS]  # `cache` is a per-thread proxy: resolved once
+    client = _redis(current)
+    if client is not None:
+        usages = _usages_redis(current, client, buckets, guard)
     else:
         if guard is not None and not _holds(*guard):
             raise Stale()
@@ -105,15 +108,17 @@ def _usage(request, bucket: Bucket) -> dict | None:
     return usage
 
 
-def _redis():
-    client = getattr(cache, "client", None)
+def _redis(current):
+    client = getattr(current, "client", None)
     return client.get_client(write=True) if client is not None and hasattr(client, "get_client") else None
 
 
 # get_usage(increment=True) per bucket (SET NX with the window's expiry, then INCR), every bucket of
 # the request in one script call: one round trip, and less client work than a 4-command pipeline.
 # KEYS: the buckets, then the guard's key if any; ARGV: the bucket count, their expiries, the guard's
-# value. A guard that does not hold counts nothing and answers false.
+# value. A guard that does not hold counts nothing and answers false. Sent as EVAL, the text and not
+# its digest: Redis keeps the compiled script by its digest, and nothing can answer "no such
+# script" after a restart.
 _COUNT_SCRIPT = """
 local n = tonumber(ARGV[1])
 if #KEYS > n and redis.call('GET', KEYS[n + 1]) ~= ARGV[n + 2] then
@@ -126,7 +131,8 @@ for i = 1, n do
 end
 return counts
 """
-_count_script = None
+# Straight to this thread's own connection (config.redis_own), not through the client's pool.
+_counting = OwnConnection()
 
 
 @lru_cache(maxsize=64)
@@ -134,25 +140,32 @@ def _limit_and_period(rate: str) -> tuple[int, int]:
     return _split_rate(rate)
 
 
-def _usages_redis(buckets: list[Bucket], guard: tuple[str, object] | None) -> list[dict | None]:
-    """get_usage(increment=True) for every bucket in one round trip (Stale if the guard fails)."""
-    global _count_script
+@lru_cache(maxsize=4096)
+def _bucket_key(group: str, window: int, rate: str, value: str, *naming) -> str:
+    """django-ratelimit's key for a bucket's window, named as the cache names it (`naming`, the
+    cache's prefix, version and key function, only tells caches apart: `make_key` reads them). The
+    same key for every request of a window, so made once per window."""
+    return caches[DEFAULT_CACHE_ALIAS].make_key(_make_cache_key(group, window, rate, value, None))
+
+
+def _usages_redis(
+    current, client, buckets: list[Bucket], guard: tuple[str, object] | None
+) -> list[dict | None]:
+    """get_usage(increment=True) for every bucket in one round trip (Stale if the guard fails), on
+    the cache `current` and its Redis `client`."""
     plans, keys, args = [], [], [len(buckets)]
+    naming = (current.key_prefix, current.version, current.key_func)
     try:
-        client = _redis()
-        if _count_script is None:
-            _count_script = client.register_script(_COUNT_SCRIPT)
-        make_key = cache.make_key  # `cache` is a per-thread proxy: resolved once
         for bucket in buckets:
             limit, period = _limit_and_period(bucket.rate)
             window = _get_window(bucket.value, period)
-            keys.append(make_key(_make_cache_key(bucket.group, window, bucket.rate, bucket.value, None)))
+            keys.append(_bucket_key(bucket.group, window, bucket.rate, bucket.value, *naming))
             args.append(period + EXPIRATION_FUDGE)
             plans.append((limit, window))
         if guard is not None:
-            keys.append(make_key(guard[0]))
+            keys.append(current.make_key(guard[0]))
             args.append(str(guard[1]))  # django-redis stores integers as their decimal text
-        counts = _count_script(keys=keys, args=args, client=client)
+        counts = _counting.call(client, "EVAL", _COUNT_SCRIPT, len(keys), *keys, *args)
     except Exception as exc:  # the cache is down: let the request through, say so in the log
         _warn_cache_down(exc)
         return [None]

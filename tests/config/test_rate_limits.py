@@ -115,3 +115,16 @@ def test_on_redis_the_buckets_are_django_ratelimits_own_with_its_expiry(rf):
         assert 60 < cache.client.get_client().ttl(name) <= 60 + EXPIRATION_FUDGE
     with pytest.raises(RateLimited):
         rate_limit_hit(rf.get("/"), [tenant_bucket, key_bucket])
+
+
+@pytest.mark.skipif(
+    not hasattr(getattr(cache, "client", None), "get_client"), reason="the cache is not Redis (services run)"
+)
+def test_on_redis_counting_goes_on_when_redis_drops_the_limiters_connection(rf, caplog):
+    """The limiter's own connection (config.redis_own), closed by Redis while idle, is replaced
+    before the next count: that request is counted, not let through uncounted with a warning."""
+    bucket = Bucket("principal", "api_key:dropped", "5/m")
+    assert rate_limit_hit(rf.get("/"), [bucket]).remaining == 4
+    cache.client.get_client().client_kill_filter(_type="normal", skipme=True)  # every other client
+    assert rate_limit_hit(rf.get("/"), [bucket]).remaining == 3
+    assert "Rate limiter cache unavailable" not in caplog.text
