@@ -65,11 +65,13 @@ MIDDLEWARE = [
     "config.api.request_id.RequestIdMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
-    "django.contrib.sessions.middleware.SessionMiddleware",
+    # Sessions, CSRF, the logged-in user and messages for the admin and the docs' pages, never for
+    # the JSON API (config/browser.py).
+    "config.browser.BrowserSessionMiddleware",
     "django.middleware.common.CommonMiddleware",
-    "django.middleware.csrf.CsrfViewMiddleware",
-    "django.contrib.auth.middleware.AuthenticationMiddleware",
-    "django.contrib.messages.middleware.MessageMiddleware",
+    "config.browser.BrowserCsrfViewMiddleware",
+    "config.browser.BrowserAuthenticationMiddleware",
+    "config.browser.BrowserMessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "config.api.handlers.JsonErrorMiddleware",
     "adminops.usage.UsageMiddleware",  # API usage counters: one cache round trip after the response
