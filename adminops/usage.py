@@ -15,11 +15,11 @@ import logging
 import time
 from datetime import UTC, datetime
 
-from django.core.cache import cache
+from django.core.cache import DEFAULT_CACHE_ALIAS, cache, caches
 from django.db.models import F
 from django.utils import timezone
 
-from config.redis_own import OwnConnection
+from config.redis_own import OwnConnection, cache_key
 
 logger = logging.getLogger(__name__)
 _HOUR, _DAY = 3600, 86400
@@ -28,7 +28,7 @@ _last_warning = 0.0
 
 
 def _name(*parts) -> str:
-    return "usage:" + ":".join(str(p) for p in parts)
+    return "usage:" + ":".join(map(str, parts))
 
 
 def _hour(moment: datetime) -> str:
@@ -142,11 +142,11 @@ class _RedisStore:
 
     @staticmethod
     def _key(name: str) -> str:
-        return cache.make_key(name)  # the cache's own naming, so its prefix and clear() cover these
+        return cache_key(caches[DEFAULT_CACHE_ALIAS], name)
 
     def note(self, counters: dict[str, int], values: dict[str, str], first: dict[str, str]) -> None:
-        make_key = cache.make_key  # `cache` is a per-thread proxy: resolved once, not once per key
-        keys = [make_key(name) for name in (*counters, *values, *first)]
+        current = caches[DEFAULT_CACHE_ALIAS]  # `cache` is a per-thread proxy: resolved once
+        keys = [cache_key(current, name) for name in (*counters, *values, *first)]
         args = [len(counters), len(values), len(first), _MONTH_TTL]
         args += [*counters.values(), *values.values(), *first.values()]
         _unanswered.send(self.client, "EVAL", _NOTE_SCRIPT, len(keys), *keys, *args)
@@ -165,7 +165,7 @@ class _RedisStore:
 
 
 def _store():
-    client = getattr(cache, "client", None)
+    client = getattr(caches[DEFAULT_CACHE_ALIAS], "client", None)
     if client is not None and hasattr(client, "get_client"):
         return _RedisStore(client.get_client(write=True))
     return _CacheStore()

@@ -18,7 +18,7 @@ from django.core.cache import DEFAULT_CACHE_ALIAS, cache, caches
 from django_ratelimit.core import EXPIRATION_FUDGE, _get_window, _make_cache_key, _split_rate, get_usage
 
 from config.api.errors import RateLimited
-from config.redis_own import OwnConnection
+from config.redis_own import OwnConnection, cache_key
 
 logger = logging.getLogger(__name__)
 _last_warning = 0.0
@@ -141,11 +141,9 @@ def _limit_and_period(rate: str) -> tuple[int, int]:
 
 
 @lru_cache(maxsize=4096)
-def _bucket_key(group: str, window: int, rate: str, value: str, *naming) -> str:
-    """django-ratelimit's key for a bucket's window, named as the cache names it (`naming`, the
-    cache's prefix, version and key function, only tells caches apart: `make_key` reads them). The
-    same key for every request of a window, so made once per window."""
-    return caches[DEFAULT_CACHE_ALIAS].make_key(_make_cache_key(group, window, rate, value, None))
+def _bucket_name(group: str, window: int, rate: str, value: str) -> str:
+    """django-ratelimit's name for a bucket's window: the same for every request of the window."""
+    return _make_cache_key(group, window, rate, value, None)
 
 
 def _usages_redis(
@@ -154,16 +152,15 @@ def _usages_redis(
     """get_usage(increment=True) for every bucket in one round trip (Stale if the guard fails), on
     the cache `current` and its Redis `client`."""
     plans, keys, args = [], [], [len(buckets)]
-    naming = (current.key_prefix, current.version, current.key_func)
     try:
         for bucket in buckets:
             limit, period = _limit_and_period(bucket.rate)
             window = _get_window(bucket.value, period)
-            keys.append(_bucket_key(bucket.group, window, bucket.rate, bucket.value, *naming))
+            keys.append(cache_key(current, _bucket_name(bucket.group, window, bucket.rate, bucket.value)))
             args.append(period + EXPIRATION_FUDGE)
             plans.append((limit, window))
         if guard is not None:
-            keys.append(current.make_key(guard[0]))
+            keys.append(cache_key(current, guard[0]))
             args.append(str(guard[1]))  # django-redis stores integers as their decimal text
         counts = _counting.call(client, "EVAL", _COUNT_SCRIPT, len(keys), *keys, *args)
     except Exception as exc:  # the cache is down: let the request through, say so in the log
