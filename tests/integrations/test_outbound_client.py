@@ -33,11 +33,6 @@ class Flaky(FakeVendor):
         return Reply(302, "", {"Location": "http://127.0.0.1:1/secret"})
 
 
-@pytest.fixture
-def private_ok(settings):
-    settings.OUTBOUND_ALLOW_PRIVATE_NETWORKS = True
-
-
 def test_it_retries_a_throttled_get_honouring_retry_after(private_ok):
     with Flaky(failures=2, retry_after="1") as fake:
         started = time.monotonic()

@@ -24,11 +24,6 @@ class Echo(FakeVendor):
 
 
 @pytest.fixture
-def private_ok(settings):
-    settings.OUTBOUND_ALLOW_PRIVATE_NETWORKS = True
-
-
-@pytest.fixture
 def key() -> str:
     return f"test:{uuid.uuid4()}"
 

@@ -31,11 +31,6 @@ class Recorder(FakeVendor):
 
 
 @pytest.fixture
-def private_ok(settings):
-    settings.OUTBOUND_ALLOW_PRIVATE_NETWORKS = True
-
-
-@pytest.fixture
 def plain_calls(monkeypatch) -> list[str]:
     """The URLs sent through the plain path."""
     sent = []

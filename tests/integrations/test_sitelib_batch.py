@@ -18,9 +18,7 @@ TOKEN = "graph-token"
 BATCH = r"/v1\.0/\$batch$"
 
 
-@pytest.fixture(autouse=True)
-def private_ok(settings):
-    settings.OUTBOUND_ALLOW_PRIVATE_NETWORKS = True
+pytestmark = pytest.mark.usefixtures("private_ok")
 
 
 @pytest.fixture

@@ -52,9 +52,7 @@ class Counting(FakeVendor):
                 self.in_flight -= 1
 
 
-@pytest.fixture(autouse=True)
-def private_ok(settings):
-    settings.OUTBOUND_ALLOW_PRIVATE_NETWORKS = True
+pytestmark = pytest.mark.usefixtures("private_ok")
 
 
 @pytest.mark.parametrize(
