@@ -70,10 +70,11 @@ def _closed_while_idle(connection) -> bool:
     if sock is None:
         return True
     try:
-        readable, _, _ = select.select([sock], [], [], 0)
+        poller = select.poll()  # not select(): a process may hold descriptors past 1024
+        poller.register(sock, select.POLLIN)
+        return bool(poller.poll(0))
     except (OSError, ValueError):  # the socket is gone
         return True
-    return bool(readable)
 
 
 def cache_key(current, name: str) -> str:

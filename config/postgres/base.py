@@ -47,7 +47,9 @@ class DatabaseWrapper(base.DatabaseWrapper):
             return False
         if connection.info.transaction_status == TransactionStatus.IDLE:
             try:
-                readable, _, _ = select.select([connection.fileno()], [], [], 0)
+                poller = select.poll()  # not select(): a process may hold descriptors past 1024
+                poller.register(connection.fileno(), select.POLLIN)
+                readable = poller.poll(0)
             except (OSError, ValueError):  # the socket is gone
                 return False
             if not readable:
