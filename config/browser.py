@@ -1,11 +1,12 @@
-"""Middleware that only pages for a browser need: sessions, the logged-in user, messages and CSRF
-(the admin site; the API docs' pages keep them too). A JSON API request skips them: its callers
+"""Middleware that only pages for a browser need: sessions, the logged-in user and messages (the
+admin site; the API docs' pages keep them too). A JSON API request skips them: its callers
 authenticate with a key or a token on every request (DRF, `adminops.authentication`), never with a
-session or a cookie, and its views are CSRF-exempt (DRF's `APIView.as_view`). Run for every request,
-the four cost about a tenth of a tool call's framework overhead (docs/performance.md).
+session. Run for every request, the three cost about a fortieth of a tool call
+(docs/performance.md). CSRF is not among them: Django's own middleware runs for every request (its
+check passes DRF's exempt views by), so `check --deploy` finds it where it looks.
 
-Each is Django's own, run for every request outside `API_PREFIXES` as it is (with CSRF's check in
-`process_view`), and passed over for the others.
+Each is Django's own class, run as it is for every request outside `API_PREFIXES`, and passed over
+for the others.
 """
 
 from __future__ import annotations
@@ -13,7 +14,6 @@ from __future__ import annotations
 from django.contrib.auth.middleware import AuthenticationMiddleware
 from django.contrib.messages.middleware import MessageMiddleware
 from django.contrib.sessions.middleware import SessionMiddleware
-from django.middleware.csrf import CsrfViewMiddleware
 
 # The JSON API's paths (DESIGN section 4): anything else is treated as a page.
 API_PREFIXES = ("/api/v1/", "/v2/", "/oauth/", "/health")
@@ -35,13 +35,6 @@ class _BrowserOnly:
 
 class BrowserSessionMiddleware(_BrowserOnly, SessionMiddleware):
     pass
-
-
-class BrowserCsrfViewMiddleware(_BrowserOnly, CsrfViewMiddleware):
-    def process_view(self, request, callback, callback_args, callback_kwargs):
-        if is_api_path(request.path_info):
-            return None
-        return super().process_view(request, callback, callback_args, callback_kwargs)
 
 
 class BrowserAuthenticationMiddleware(_BrowserOnly, AuthenticationMiddleware):
