@@ -20,7 +20,7 @@ from django.core.cache import DEFAULT_CACHE_ALIAS, cache, caches
 from django.db.models import F
 from django.utils import timezone
 
-from config.redis_own import OwnConnection, cache_key
+from config.redis_own import OwnConnection, cache_key, redis_client
 
 logger = logging.getLogger(__name__)
 _HOUR, _DAY = 3600, 86400
@@ -112,12 +112,7 @@ class _Unanswered:
         return self.own.current()
 
     def send(self, client, *command) -> None:
-        connection = self.own.get(client)
-        try:
-            connection.send_command(*command, check_health=False)
-        except Exception:
-            self.own.drop()
-            raise
+        self.own.send(client, *command)
 
     def settle(self) -> None:
         connection = self.own.current()
@@ -166,10 +161,8 @@ class _RedisStore:
 
 
 def _store():
-    client = getattr(caches[DEFAULT_CACHE_ALIAS], "client", None)
-    if client is not None and hasattr(client, "get_client"):
-        return _RedisStore(client.get_client(write=True))
-    return _CacheStore()
+    client = redis_client(caches[DEFAULT_CACHE_ALIAS])
+    return _RedisStore(client) if client is not None else _CacheStore()
 
 
 def _guarded(default, function, *args):

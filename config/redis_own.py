@@ -34,7 +34,7 @@ class OwnConnection(threading.local):
         settings have changed, or the server closed it while it was idle)."""
         pool = client.connection_pool
         connection = self.current()
-        if connection is not None and (self.pool is not pool or _closed_while_idle(connection)):
+        if connection is not None and (self.pool is not pool or idle_socket_speaks(connection._sock)):
             self.drop()
             connection = None
         if connection is None:
@@ -45,11 +45,20 @@ class OwnConnection(threading.local):
             self.connection, self.pid, self.pool = connection, os.getpid(), pool
         return connection
 
-    def call(self, client, *command):
-        """Send `command` and return its reply (a reply that is an error is raised)."""
+    def send(self, client, *command):
+        """Send `command` without reading anything back; returns the connection it went on."""
         connection = self.get(client)
         try:
             connection.send_command(*command, check_health=False)
+        except Exception:
+            self.drop()
+            raise
+        return connection
+
+    def call(self, client, *command):
+        """Send `command` and return its reply (a reply that is an error is raised)."""
+        connection = self.send(client, *command)
+        try:
             return connection.read_response()
         except Exception:
             self.drop()
@@ -65,16 +74,26 @@ class OwnConnection(threading.local):
         self.connection = None
 
 
-def _closed_while_idle(connection) -> bool:
-    sock = connection._sock
+def idle_socket_speaks(sock) -> bool:
+    """Whether an idle connection's socket (or descriptor) has something to read, or is gone: on a
+    connection whose server only answers, that means the server has closed it or is closing it. One
+    `poll`, not `select()`, which refuses a descriptor past 1024. Also PostgreSQL's health check
+    (config/postgres)."""
     if sock is None:
         return True
     try:
-        poller = select.poll()  # not select(): a process may hold descriptors past 1024
+        poller = select.poll()
         poller.register(sock, select.POLLIN)
         return bool(poller.poll(0))
     except (OSError, ValueError):  # the socket is gone
         return True
+
+
+def redis_client(current):
+    """The Redis client behind the cache `current` (django-redis's raw client), or None when the
+    cache is not Redis (the in-process default)."""
+    client = getattr(current, "client", None)
+    return client.get_client(write=True) if client is not None and hasattr(client, "get_client") else None
 
 
 def cache_key(current, name: str) -> str:

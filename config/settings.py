@@ -75,7 +75,7 @@ MIDDLEWARE = [
     "config.browser.BrowserMessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "config.api.handlers.JsonErrorMiddleware",
-    "adminops.usage.UsageMiddleware",  # API usage counters: one cache round trip after the response
+    "adminops.usage.UsageMiddleware",  # usage counters: an unanswered cache call once the response left
 ]
 
 ROOT_URLCONF = "config.urls"

@@ -18,7 +18,7 @@ from django.core.cache import DEFAULT_CACHE_ALIAS, cache, caches
 from django_ratelimit.core import EXPIRATION_FUDGE, _get_window, _make_cache_key, _split_rate, get_usage
 
 from config.api.errors import RateLimited
-from config.redis_own import OwnConnection, cache_key
+from config.redis_own import OwnConnection, cache_key, redis_client
 
 logger = logging.getLogger(__name__)
 _last_warning = 0.0
@@ -58,7 +58,7 @@ def rate_limit_hit(
     """
     states: list[tuple[RateState, bool, int]] = []
     current = caches[DEFAULT_CACHE_ALIAS]  # `cache` is a per-thread proxy: resolved once
-    client = _redis(current)
+    client = redis_client(current)
     if client is not None:
         usages = _usages_redis(current, client, buckets, guard)
     else:
@@ -106,11 +106,6 @@ def _usage(request, bucket: Bucket) -> dict | None:
         _warn_cache_down(None)
         return None
     return usage
-
-
-def _redis(current):
-    client = getattr(current, "client", None)
-    return client.get_client(write=True) if client is not None and hasattr(client, "get_client") else None
 
 
 # get_usage(increment=True) per bucket (SET NX with the window's expiry, then INCR), every bucket of

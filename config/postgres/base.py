@@ -13,11 +13,11 @@ by Django's own steps, instead of the default cursor made, closed and replaced."
 
 from __future__ import annotations
 
-import select
-
 from django.db.backends.postgresql import base
 from django.utils.asyncio import async_unsafe
 from psycopg.pq import TransactionStatus
+
+from config.redis_own import idle_socket_speaks
 
 
 class DatabaseWrapper(base.DatabaseWrapper):
@@ -45,13 +45,7 @@ class DatabaseWrapper(base.DatabaseWrapper):
         connection = self.connection
         if connection is None or connection.closed or connection.broken:
             return False
-        if connection.info.transaction_status == TransactionStatus.IDLE:
-            try:
-                poller = select.poll()  # not select(): a process may hold descriptors past 1024
-                poller.register(connection.fileno(), select.POLLIN)
-                readable = poller.poll(0)
-            except (OSError, ValueError):  # the socket is gone
-                return False
-            if not readable:
-                return True
+        idle = connection.info.transaction_status == TransactionStatus.IDLE
+        if idle and not idle_socket_speaks(connection.fileno()):
+            return True
         return super().is_usable()
