@@ -12,8 +12,9 @@
   share one guarded connection pool, so consecutive calls of a tool-hub connection skip the TCP
   (and TLS) handshake. Only the transport is shared; headers, auth and cookies stay per session;
 - a plain call (what vendor clients send: a plain URL, params, headers, a JSON or form body) is
-  prepared without requests' general machinery, then sent through the same adapter, guard, redirect
-  handling and cookie jar (`_prepare_plainly`); any other call takes requests' own path.
+  prepared without requests' general machinery (`_prepare_plainly`) and exchanged directly on a
+  connection of the adapter's own pool (integrations.exchange), with the same guard, redirect
+  handling and cookie jar; any other call takes requests' own path.
 """
 
 from __future__ import annotations
@@ -47,6 +48,8 @@ from requests.utils import check_header_validity, requote_uri
 from urllib3.connection import HTTPConnection, HTTPSConnection
 from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
 from urllib3.util.ssl_ import create_urllib3_context
+
+from integrations import exchange
 
 logger = logging.getLogger(__name__)
 
@@ -141,8 +144,12 @@ class _PeerCheck:
 
     def getresponse(self):
         response = super().getresponse()
-        self._answered_at = time.monotonic()
+        self.mark_answered()
         return response
+
+    def mark_answered(self) -> None:
+        """The connection's idle time starts now (also for integrations.exchange's answers)."""
+        self._answered_at = time.monotonic()
 
     @property
     def is_connected(self) -> bool:
@@ -169,6 +176,36 @@ class _GuardedHTTPSPool(HTTPSConnectionPool):
 
 
 class _GuardedAdapter(HTTPAdapter):
+    def __init__(self, *args, **kwargs) -> None:
+        self._plain_pools: dict[tuple[str, object], HTTPConnectionPool] = {}
+        super().__init__(*args, **kwargs)
+
+    def send_plainly(self, prepared: PreparedRequest, *, timeout, verify) -> requests.Response | None:
+        """`send` for a plain request without proxies or a client certificate, exchanged directly
+        (integrations.exchange) on a connection of the pool `send` would use; None when urllib3
+        would write the request otherwise (then `send` sends it)."""
+        origin = prepared.url[: prepared.url.index("/", 8)]
+        head, limits = exchange.request_head(prepared, origin), exchange.timeouts(timeout)
+        if head is None or limits is None:
+            return None
+        pool = self._plain_pool(prepared, origin, verify)
+        answer, body = exchange.exchange_on(pool, prepared, head, limits)
+        return exchange.response_of(answer, body, prepared, self)
+
+    def _plain_pool(self, prepared: PreparedRequest, origin: str, verify) -> HTTPConnectionPool:
+        """The pool `send` would pick for the request (no proxies, no client certificate), found
+        once per origin: the pool manager's lookup cost a tenth of a vendor call. A pool the
+        manager has closed since (evicted, or the adapter closed) is looked up again."""
+        key = (origin, verify)
+        pool = self._plain_pools.get(key)
+        if pool is None or pool.pool is None:
+            pool = self.get_connection_with_tls_context(prepared, verify, proxies={}, cert=None)
+            self.cert_verify(pool, prepared.url, verify, None)
+            if len(self._plain_pools) >= KEEP_ALIVE_KEYS:
+                self._plain_pools.clear()
+            self._plain_pools[key] = pool
+        return pool
+
     def init_poolmanager(self, *args, **kwargs):
         super().init_poolmanager(*args, **kwargs)
         self.poolmanager.pool_classes_by_scheme = {"http": _GuardedHTTPPool, "https": _GuardedHTTPSPool}
@@ -367,7 +404,12 @@ class OutboundSession(requests.Session):
         guard_url(prepared.url)
         options = {"stream": False, "timeout": timeout, "verify": self.verify, "cert": None, "proxies": {}}
         started = time.perf_counter()
-        response = self.get_adapter(prepared.url).send(prepared, **options)
+        adapter = self.get_adapter(prepared.url)
+        response = None
+        if isinstance(adapter, _GuardedAdapter):
+            response = adapter.send_plainly(prepared, timeout=timeout, verify=self.verify)
+        if response is None:
+            response = adapter.send(prepared, **options)
         response.elapsed = timedelta(seconds=time.perf_counter() - started)
         if "set-cookie" in response.headers or "set-cookie2" in response.headers:
             extract_cookies_to_jar(self.cookies, prepared, response.raw)
