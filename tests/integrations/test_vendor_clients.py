@@ -5,8 +5,11 @@ from __future__ import annotations
 
 import threading
 import time
+from urllib.parse import urljoin
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from integrations.base import VendorClient
 from integrations.errors import (
@@ -132,3 +135,36 @@ def test_unusable_sitelib_credentials_name_the_field():
     with pytest.raises(CredentialsInvalid) as raised:
         client.token()
     assert raised.value.field == "cloud_tid"
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    base=st.sampled_from(
+        [
+            "https://vendor.example",
+            "https://vendor.example/",
+            "https://vendor.example/api/v2",
+            "https://vendor.example/a/./b",
+            "https://vendor.example/a//b",
+            "https://vendor.example/api?tenant=1",
+            "http://vendor.example:8080/x;p",
+        ]
+    ),
+    path=st.text(alphabet="ab/.?:%;=&#@~-_", max_size=14),
+)
+def test_a_path_joins_its_base_as_urljoin_joins_it(base, path):
+    expected = (
+        path
+        if path.startswith(("http://", "https://"))
+        else urljoin(base.rstrip("/") + "/", path.lstrip("/"))
+    )
+    assert VendorClient(base_url=base).url(path) == expected
+
+
+def test_a_plain_path_is_joined_without_urljoin(monkeypatch):
+    client = VendorClient(base_url="https://vendor.example/api/v2/")
+    monkeypatch.setattr("integrations.base.urljoin", None)  # a call would fail
+    assert (
+        client.url("/configurations/5000?include=flex")
+        == "https://vendor.example/api/v2/configurations/5000?include=flex"
+    )
