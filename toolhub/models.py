@@ -182,7 +182,11 @@ class ExecutionRecord(models.Model):
         REPLAYED = "replayed"
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="tool_executions")
+    # No index of its own: `execution_tenant_time` starts with the tenant (one index less to write
+    # per tool call).
+    tenant = models.ForeignKey(
+        Tenant, on_delete=models.CASCADE, related_name="tool_executions", db_index=False
+    )
     request_id = models.CharField(max_length=128, blank=True)
     principal = models.JSONField(default=dict)  # the audit actor
     principal_key = models.CharField(max_length=200)
