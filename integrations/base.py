@@ -40,11 +40,8 @@ def joins_as_text(path: str) -> bool:
     is made per call, and `urljoin` cost a tenth of the client's own work."""
     if not _PLAIN_PATH.match(path):
         return False
-    segments = path.split("?", 1)[0].split("/")
-    return all(segment not in ("", ".", "..") for segment in segments[:-1]) and segments[-1] not in (
-        ".",
-        "..",
-    )
+    *inner, last = path.split("?", 1)[0].split("/")
+    return all(segment not in ("", ".", "..") for segment in inner) and last not in (".", "..")
 
 
 class VendorClient:
