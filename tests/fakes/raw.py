@@ -7,6 +7,7 @@ connections accepted, `closed` those the server has closed, `requests` the reque
 
 from __future__ import annotations
 
+import contextlib
 import socket
 import threading
 import time
@@ -42,6 +43,9 @@ class RawVendor:
 
     def __exit__(self, *exc) -> None:
         self._stopped = True
+        # Closing alone would leave the accept loop blocked, and the port accepting: shut it first.
+        with contextlib.suppress(OSError):
+            self._server.shutdown(socket.SHUT_RDWR)
         self._server.close()
 
     def _accept(self) -> None:
