@@ -147,11 +147,14 @@ class Answer:
 
 
 class Incoming:
-    """The bytes a socket receives, read in large pieces and taken by line or by count."""
+    """The bytes a socket receives, read in large pieces and taken by line or by count. Taken bytes
+    stay in the buffer behind `start` (one answer's worth): a body arriving in many pieces is
+    appended to, never copied again per piece."""
 
     def __init__(self, sock) -> None:
         self.sock = sock
-        self.buffer = b""
+        self.buffer = bytearray()
+        self.start = 0
 
     def _more(self) -> None:
         piece = self.sock.recv(65536)
@@ -159,18 +162,21 @@ class Incoming:
             raise EOFError
         self.buffer += piece
 
+    def unread(self) -> int:
+        return len(self.buffer) - self.start
+
     def line(self) -> bytes:
-        while (end := self.buffer.find(b"\n")) < 0:
-            if len(self.buffer) > _LINE_LIMIT:
+        while (end := self.buffer.find(b"\n", self.start)) < 0:
+            if self.unread() > _LINE_LIMIT:
                 raise Malformed("A line of the answer is too long.")
             self._more()
-        line, self.buffer = self.buffer[: end + 1], self.buffer[end + 1 :]
-        return line
+        return self.take(end + 1 - self.start)
 
     def take(self, count: int) -> bytes:
-        while len(self.buffer) < count:
+        while self.unread() < count:
             self._more()
-        taken, self.buffer = self.buffer[:count], self.buffer[count:]
+        taken = bytes(self.buffer[self.start : self.start + count])
+        self.start += count
         return taken
 
     def rest(self) -> bytes:
@@ -178,8 +184,7 @@ class Incoming:
             while True:
                 self._more()
         except EOFError:
-            taken, self.buffer = self.buffer, b""
-            return taken
+            return self.take(self.unread())
 
 
 def read_answer(incoming: Incoming, method: str) -> tuple[Answer, bytes, bool]:
@@ -200,7 +205,7 @@ def read_answer(incoming: Incoming, method: str) -> tuple[Answer, bytes, bool]:
         framed
         and answer.version == "HTTP/1.1"
         and "close" not in (token.strip() for token in connection.split(","))
-        and not incoming.buffer
+        and not incoming.unread()
     )
     return answer, body, reusable
 

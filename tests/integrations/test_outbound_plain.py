@@ -182,6 +182,7 @@ def test_a_header_with_a_line_break_is_refused_before_sending(private_ok):
 OK = b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"
 GZIPPED = gzip.compress(b'{"packed": true}')
 DEFLATED = zlib.compress(b"deflated words " * 20)
+LARGE = bytes(range(256)) * 8192  # 2 MiB: many receives
 UNUSUAL = [
     pytest.param(
         "GET",
@@ -232,6 +233,20 @@ UNUSUAL = [
         "GET", b"HTTP/1.1 200 OK\r\nServer: x\r\n\r\nuntil the close", True, id="http-1.1-to-the-close"
     ),
     pytest.param("GET", b"HTTP/1.1 200 Fine\nContent-Length: 2\n\nok", False, id="bare-line-feeds"),
+    pytest.param(
+        "GET",
+        b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n%s" % (len(LARGE), LARGE),
+        False,
+        id="a-large-body-in-many-pieces",
+    ),
+    pytest.param(
+        "GET",
+        b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+        + b"".join(b"%x\r\n%s\r\n" % (len(part), part) for part in (LARGE[:70000], LARGE[70000:]))
+        + b"0\r\n\r\n",
+        False,
+        id="large-chunks",
+    ),
     pytest.param("GET", b"HTTP/1.1 200\r\nContent-Length: 2\r\n\r\nok", False, id="no-reason-phrase"),
 ]
 
