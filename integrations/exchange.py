@@ -128,6 +128,10 @@ class Answer:
     def __init__(self, version: str, status: int, reason: str, fields: list[tuple[str, str]]) -> None:
         self.version, self.status, self.reason, self.fields = version, status, reason, fields
         self._original_response = self
+        # By lower-case name: the first spelling seen and every value, in order (urllib3's headers).
+        self.named: dict[str, tuple[str, list[str]]] = {}
+        for field, value in fields:
+            self.named.setdefault(field.lower(), (field, []))[1].append(value)
 
     @property
     def msg(self) -> Message:
@@ -137,7 +141,7 @@ class Answer:
         return message
 
     def values(self, name: str) -> list[str]:
-        return [value for field, value in self.fields if field.lower() == name]
+        return self.named.get(name, ("", []))[1]
 
     def release_conn(self) -> None:
         """Nothing to give back: the connection went back to its pool when the body was read."""
@@ -280,10 +284,10 @@ def response_of(answer: Answer, body: bytes, prepared, adapter) -> requests.Resp
     """The `requests.Response` requests' adapter builds from urllib3's response."""
     response = requests.Response()
     response.status_code = answer.status
-    joined: dict[str, tuple[str, list[str]]] = {}
-    for name, value in answer.fields:  # urllib3's header dict: repeats joined, the first name kept
-        joined.setdefault(name.lower(), (name, []))[1].append(value)
-    response.headers = CaseInsensitiveDict({name: ", ".join(values) for name, values in joined.values()})
+    # urllib3's header dict, as requests copies it: repeats joined, the first spelling kept.
+    response.headers = CaseInsensitiveDict(
+        {name: ", ".join(values) for name, values in answer.named.values()}
+    )
     response.encoding = get_encoding_from_headers(response.headers)
     response.raw = answer
     response.reason = answer.reason
@@ -292,7 +296,7 @@ def response_of(answer: Answer, body: bytes, prepared, adapter) -> requests.Resp
     response.connection = adapter
     response._content = decoded(answer, body)
     response._content_consumed = True
-    if "set-cookie" in joined or "set-cookie2" in joined:
+    if "set-cookie" in answer.named or "set-cookie2" in answer.named:
         extract_cookies_to_jar(response.cookies, prepared, answer)
     return response
 
