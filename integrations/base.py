@@ -8,6 +8,7 @@ import re
 import threading
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
+from functools import lru_cache
 from typing import TypeVar
 from urllib.parse import urljoin, urlsplit
 
@@ -44,6 +45,14 @@ def joins_as_text(path: str) -> bool:
     return all(segment not in ("", ".", "..") for segment in inner) and last not in (".", "..")
 
 
+@lru_cache(maxsize=1024)
+def _base_joins_as_text(base_url: str) -> bool:
+    """Whether paths may be joined to `base_url` as text (`joins_as_text`), decided once per base: a
+    client is made per call."""
+    base = urlsplit(base_url)
+    return not (base.query or base.fragment) and joins_as_text(base.path[1:] + "/")
+
+
 class VendorClient:
     platform = "vendor"
     # Concurrent calls of one fan-out. The sitelib listing sends its per-site reads in JSON batches
@@ -53,8 +62,7 @@ class VendorClient:
 
     def __init__(self, *, base_url: str, session_options: dict | None = None) -> None:
         self.base_url = base_url.rstrip("/")
-        base = urlsplit(self.base_url)
-        self._base_joins_as_text = not (base.query or base.fragment) and joins_as_text(base.path[1:] + "/")
+        self._base_joins_as_text = _base_joins_as_text(self.base_url)
         self._session_options = session_options or {}
         # requests.Session is not documented as thread-safe, and listings fan out over a thread
         # pool: each thread gets its own session (connection reuse within a thread still holds).
