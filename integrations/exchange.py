@@ -151,44 +151,52 @@ class Answer:
 
 
 class Incoming:
-    """The bytes a socket receives, read in large pieces and taken by line or by count. Taken bytes
-    stay in the buffer behind `start` (one answer's worth): a body arriving in many pieces is
-    appended to, never copied again per piece."""
+    """The bytes a socket receives, read in large pieces and taken by line or by count. What is
+    taken is sliced off at an offset; a body arriving in many pieces is gathered and joined once,
+    never copied again per piece."""
 
     def __init__(self, sock) -> None:
         self.sock = sock
-        self.buffer = bytearray()
+        self.buffer = b""
         self.start = 0
 
-    def _more(self) -> None:
+    def _receive(self) -> bytes:
         piece = self.sock.recv(65536)
         if not piece:
             raise EOFError
-        self.buffer += piece
+        return piece
 
     def unread(self) -> int:
         return len(self.buffer) - self.start
+
+    def _gather(self, count: int | None) -> None:
+        """Receive until `count` bytes are unread (None: until the connection's end)."""
+        pieces, have = [self.buffer[self.start :]], self.unread()
+        try:
+            while count is None or have < count:
+                pieces.append(self._receive())
+                have += len(pieces[-1])
+        finally:
+            self.buffer, self.start = b"".join(pieces), 0
 
     def line(self) -> bytes:
         while (end := self.buffer.find(b"\n", self.start)) < 0:
             if self.unread() > _LINE_LIMIT:
                 raise Malformed("A line of the answer is too long.")
-            self._more()
+            self._gather(self.unread() + 1)
         return self.take(end + 1 - self.start)
 
     def take(self, count: int) -> bytes:
-        while self.unread() < count:
-            self._more()
-        taken = bytes(self.buffer[self.start : self.start + count])
+        if self.unread() < count:
+            self._gather(count)
+        taken = self.buffer[self.start : self.start + count]
         self.start += count
         return taken
 
     def rest(self) -> bytes:
-        try:
-            while True:
-                self._more()
-        except EOFError:
-            return self.take(self.unread())
+        with contextlib.suppress(EOFError):  # the end of the connection is the end of the body
+            self._gather(None)
+        return self.take(self.unread())
 
 
 def read_answer(incoming: Incoming, method: str) -> tuple[Answer, bytes, bool]:
