@@ -262,7 +262,7 @@ def peak_rss_mb(master_pid: int) -> float:
 def print_table(results: list[Result], extra: list[tuple[str, str]]) -> None:
     header = (
         f"{'scenario':<34} {'req/s':>9} {'p50 ms':>8} {'p99 ms':>8} {'errors':>7} {'base/s':>7} "
-        f"{'ratio':>7} {'target':>7}"
+        f"{'ratio':>7} {'floor':>7}"
     )
     print(header)
     print("-" * len(header))
@@ -284,7 +284,7 @@ def print_table(results: list[Result], extra: list[tuple[str, str]]) -> None:
 
 def hub_overhead(results: list[Result]) -> list[tuple[str, str]]:
     """Tool execute through the hub minus the same vendor call made directly, one connection each
-    (latency, not throughput): target p50 under 3 ms."""
+    (latency, not throughput): floors p50 at most 6 ms, p99 at most 15 ms."""
     by_name = {r.scenario.name: r for r in results}
     hub, direct = by_name.get("tool execute (hub)"), by_name.get("tool: itdocs fake directly")
     if hub is None or direct is None:
@@ -294,7 +294,8 @@ def hub_overhead(results: list[Result]) -> list[tuple[str, str]]:
     return [
         (
             "hub overhead (execute - direct)",
-            f"p50 {hub.p50_ms - direct.p50_ms:.2f} ms (target < 3), p99 {hub.p99_ms - direct.p99_ms:.2f} ms",
+            f"p50 {hub.p50_ms - direct.p50_ms:.2f} ms (floor <= 6), "
+            f"p99 {hub.p99_ms - direct.p99_ms:.2f} ms (floor <= 15)",
         )
     ]
 
@@ -325,7 +326,7 @@ def commit_latency(env: dict, commits: int = 300) -> tuple[str, str]:
 def sitelib_listing(fakes: Fakes, context: dict) -> tuple[str, str]:
     """POST /v2/sitelib/listing over SITES x DRIVES at LATENCY, one at a time: the median listing
     time beside the sequential sum of its upstream calls, the HTTP requests that carried them (JSON
-    batches carry many) and its slowest chain of calls as if each were sent alone (target < 1.5x)."""
+    batches carry many) and its slowest chain of calls as if each were sent alone (floor <= 1.5x)."""
     headers = {"X-API-Key": context["api_key"], "x-tenantid": context["tenant_id"]}
     body = {
         "authorization": {
@@ -355,7 +356,7 @@ def sitelib_listing(fakes: Fakes, context: dict) -> tuple[str, str]:
         f"sitelib listing {SITES}x{DRIVES} @{LATENCY * 1000:.0f}ms",
         f"{listing * 1000:.0f} ms (median of {LISTINGS}); {calls} upstream calls in {http} HTTP requests, "
         f"sequential sum {sequential * 1000:.0f} ms, slowest chain {chain * 1000:.0f} ms: "
-        f"{listing / chain:.2f}x the chain (target < 1.5x)",
+        f"{listing / chain:.2f}x the chain (floor <= 1.5x)",
     )
 
 
