@@ -4,13 +4,11 @@ vendor's error bodies in `vendor_error_text`; the tool hub adds methods to the s
 
 from __future__ import annotations
 
-import re
 import threading
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
-from functools import lru_cache
 from typing import TypeVar
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import urljoin
 
 import requests
 
@@ -29,30 +27,6 @@ T = TypeVar("T")
 R = TypeVar("R")
 
 
-# What `joins_as_text` lets through: unreserved and sub-delimiter characters, percent escapes, and a
-# query after the path. No colon in the path (it could read as a scheme), no semicolon (`urljoin`
-# reads path parameters), no fragment.
-_PLAIN_PATH = re.compile(r"[A-Za-z0-9\-._~%!$&'()*+,=@/]*(?:\?[A-Za-z0-9\-._~%!$&'()*+,;=@/?:]+)?\Z")
-
-
-def joins_as_text(path: str) -> bool:
-    """Whether `urljoin(base + "/", path)` is `base + "/" + path`, for a base that also passes: no
-    scheme or fragment, and no empty or dot segment for `urljoin` to resolve. A vendor call's URL
-    is made per call, and `urljoin` cost a tenth of the client's own work."""
-    if not _PLAIN_PATH.match(path):
-        return False
-    *inner, last = path.split("?", 1)[0].split("/")
-    return all(segment not in ("", ".", "..") for segment in inner) and last not in (".", "..")
-
-
-@lru_cache(maxsize=1024)
-def _base_joins_as_text(base_url: str) -> bool:
-    """Whether paths may be joined to `base_url` as text (`joins_as_text`), decided once per base: a
-    client is made per call."""
-    base = urlsplit(base_url)
-    return not (base.query or base.fragment) and joins_as_text(base.path[1:] + "/")
-
-
 class VendorClient:
     platform = "vendor"
     # Concurrent calls of one fan-out. The sitelib listing sends its per-site reads in JSON batches
@@ -62,7 +36,6 @@ class VendorClient:
 
     def __init__(self, *, base_url: str, session_options: dict | None = None) -> None:
         self.base_url = base_url.rstrip("/")
-        self._base_joins_as_text = _base_joins_as_text(self.base_url)
         self._session_options = session_options or {}
         # requests.Session is not documented as thread-safe, and listings fan out over a thread
         # pool: each thread gets its own session (connection reuse within a thread still holds).
@@ -117,10 +90,7 @@ class VendorClient:
     def url(self, path_or_url: str) -> str:
         if path_or_url.startswith(("http://", "https://")):
             return path_or_url
-        path = path_or_url.lstrip("/")
-        if self._base_joins_as_text and joins_as_text(path):
-            return f"{self.base_url}/{path}"
-        return urljoin(self.base_url + "/", path)
+        return urljoin(self.base_url + "/", path_or_url.lstrip("/"))
 
     def request(self, method: str, path_or_url: str, **kwargs) -> requests.Response:
         """Send through the guarded session; any answer >= 400 raises a `VendorError`.

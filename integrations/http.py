@@ -11,10 +11,7 @@
 - kept-alive connections on request (`keep_alive=<key>`): sessions given the same key in one process
   share one guarded connection pool, so consecutive calls of a tool-hub connection skip the TCP
   (and TLS) handshake. Only the transport is shared; headers, auth and cookies stay per session;
-- a plain call (what vendor clients send: a plain URL, params, headers, a JSON or form body) is
-  prepared without requests' general machinery (`_prepare_plainly`) and exchanged directly on a
-  connection of the adapter's own pool (integrations.exchange), with the same guard, redirect
-  handling and cookie jar; any other call takes requests' own path.
+- one verifying SSL context per CA bundle, shared by every HTTPS pool of the process.
 """
 
 from __future__ import annotations
@@ -25,31 +22,22 @@ import ipaddress
 import logging
 import os
 import random
-import re
 import socket
 import ssl
 import threading
 import time
 from collections import OrderedDict
-from datetime import timedelta
 from functools import cache
 from pathlib import Path
-from urllib.parse import urlencode, urlsplit
+from urllib.parse import urlsplit
 
 import certifi
 import requests
 from django.conf import settings
 from requests.adapters import HTTPAdapter
-from requests.compat import json as requests_json
-from requests.cookies import RequestsCookieJar, extract_cookies_to_jar
-from requests.models import PreparedRequest
-from requests.structures import CaseInsensitiveDict
-from requests.utils import check_header_validity, requote_uri
 from urllib3.connection import HTTPConnection, HTTPSConnection
 from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
-from urllib3.util.ssl_ import create_urllib3_context
-
-from integrations import exchange
+from urllib3.util import create_urllib3_context
 
 logger = logging.getLogger(__name__)
 
@@ -64,10 +52,6 @@ KEEP_ALIVE_IDLE_SECONDS = 4.0
 KEEP_ALIVE_KEYS = 256  # pools kept per process (least recently used beyond this are closed)
 KEEP_ALIVE_CONNECTIONS = 10  # idle connections kept per key and host
 _NAT64 = ipaddress.IPv6Network("64:ff9b::/96")
-# What `_prepare_plainly` takes: a lower-case scheme and host (as requests would write them), no
-# user info, no fragment, a path, and only characters requests leaves as they are.
-_PLAIN_URL = re.compile(r"https?://[a-z0-9.\-]+(?::[0-9]{1,5})?/[A-Za-z0-9\-._~!$&'()*+,;=:@/?%]*\Z")
-_PLAIN_OPTIONS = frozenset({"params", "headers", "json", "data", "timeout", "allow_redirects"})
 
 
 class OutboundRefused(Exception):
@@ -144,12 +128,8 @@ class _PeerCheck:
 
     def getresponse(self):
         response = super().getresponse()
-        self.mark_answered()
-        return response
-
-    def mark_answered(self) -> None:
-        """The connection's idle time starts now (also for integrations.exchange's answers)."""
         self._answered_at = time.monotonic()
+        return response
 
     @property
     def is_connected(self) -> bool:
@@ -176,40 +156,9 @@ class _GuardedHTTPSPool(HTTPSConnectionPool):
 
 
 class _GuardedAdapter(HTTPAdapter):
-    def __init__(self, *args, **kwargs) -> None:
-        self._plain_pools: dict[tuple[str, object], HTTPConnectionPool] = {}
-        super().__init__(*args, **kwargs)
-
-    def send_plainly(self, prepared: PreparedRequest, *, timeout, verify) -> requests.Response | None:
-        """`send` for a plain request without proxies or a client certificate, exchanged directly
-        (integrations.exchange) on a connection of the pool `send` would use; None when urllib3
-        would write the request otherwise (then `send` sends it)."""
-        origin = prepared.url[: prepared.url.index("/", 8)]
-        head, limits = exchange.request_head(prepared, origin), exchange.timeouts(timeout)
-        if head is None or limits is None:
-            return None
-        pool = self._plain_pool(prepared, origin, verify)
-        answer, body = exchange.exchange_on(pool, prepared, head, limits)
-        return exchange.response_of(answer, body, prepared, self)
-
-    def _plain_pool(self, prepared: PreparedRequest, origin: str, verify) -> HTTPConnectionPool:
-        """The pool `send` would pick for the request (no proxies, no client certificate), found
-        once per origin: the pool manager's lookup cost a tenth of a vendor call. A pool the
-        manager has closed since (evicted, or the adapter closed) is looked up again."""
-        key = (origin, verify)
-        pool = self._plain_pools.get(key)
-        if pool is None or pool.pool is None:
-            pool = self.get_connection_with_tls_context(prepared, verify, proxies={}, cert=None)
-            self.cert_verify(pool, prepared.url, verify, None)
-            if len(self._plain_pools) >= KEEP_ALIVE_KEYS:
-                self._plain_pools.clear()
-            self._plain_pools[key] = pool
-        return pool
-
     def init_poolmanager(self, *args, **kwargs):
         super().init_poolmanager(*args, **kwargs)
         self.poolmanager.pool_classes_by_scheme = {"http": _GuardedHTTPPool, "https": _GuardedHTTPSPool}
-        self.poolmanager.key_fn_by_scheme = dict(self.poolmanager.key_fn_by_scheme)
 
     # requests hands urllib3 the CA bundle's path, and urllib3 parses the whole bundle again for
     # every new TLS connection (17-20 ms of CPU here, docs/performance.md). Each bundle is loaded
@@ -311,18 +260,11 @@ class OutboundSession(requests.Session):
             idempotent = method.upper() in IDEMPOTENT_METHODS or (
                 self.retry_posts and method.upper() == "POST"
             )
-        retryable = idempotent
         deadline = time.monotonic() + self.retry_budget
         attempt = 0
         while True:
-            prepared = None if args else self._prepare_plainly(method, url, kwargs)
-            if prepared is None:
-                response = super().request(method, url, *args, **kwargs)
-            else:
-                response = self._send_plainly(
-                    prepared, timeout=kwargs["timeout"], allow_redirects=kwargs.get("allow_redirects", True)
-                )
-            wait = self._retry_wait(response, attempt, deadline) if retryable else None
+            response = super().request(method, url, *args, **kwargs)
+            wait = self.retry_wait(response, attempt, deadline) if idempotent else None
             if wait is None:
                 return response
             logger.info(
@@ -336,96 +278,10 @@ class OutboundSession(requests.Session):
         guard_url(request.url)  # the first request and every redirect hop
         return super().send(request, **kwargs)
 
-    def _prepare_plainly(self, method: str, url: str, options: dict) -> PreparedRequest | None:
-        """The request `prepare_request` would build for a plain call, built directly: for a vendor
-        call, requests' general preparation (cookie jars, hooks, URL re-parsing, setting merges)
-        cost as much CPU as the rest of the call (docs/performance.md). None when the call is not
-        plain: requests' own path then prepares it. `tests/integrations/test_outbound_plain.py`
-        holds both paths to the same bytes on the wire."""
-        if (
-            not options.keys() <= _PLAIN_OPTIONS
-            or self.auth is not None
-            or self.cookies
-            or self.params
-            or self.proxies
-            or self.stream
-            or self.cert is not None
-            or any(self.hooks.values())
-            or not _PLAIN_URL.match(url)
-            or requote_uri(url) != url
-        ):
-            return None
-        params, data, body_json = options.get("params"), options.get("data"), options.get("json")
-        if params:
-            query = _form_encoded(params)
-            if query is None:
-                return None
-            if query:
-                url = f"{url}{'&' if '?' in url else '?'}{query}"
-        headers = CaseInsensitiveDict(self.headers)
-        extra = options.get("headers") or {}
-        if not isinstance(extra, dict):
-            return None
-        for name, value in extra.items():
-            if value is None:
-                headers.pop(name, None)
-            else:
-                headers[name] = value
-        for header in headers.items():
-            if not all(isinstance(part, str) for part in header):
-                return None
-            check_header_validity(header)
-        body, content_type = None, None
-        if data:
-            body, content_type = _form_encoded(data), "application/x-www-form-urlencoded"
-            if body is None:
-                return None
-        elif body_json is not None:
-            try:
-                body = requests_json.dumps(body_json, allow_nan=False).encode()
-            except ValueError:
-                return None  # requests' path raises its InvalidJSONError
-            content_type = "application/json"
-        method = method.upper()
-        if body is not None:
-            headers["Content-Length"] = str(len(body))
-        elif method not in ("GET", "HEAD") and headers.get("Content-Length") is None:
-            headers["Content-Length"] = "0"
-        if content_type and "content-type" not in headers:
-            headers["Content-Type"] = content_type
-        prepared = PreparedRequest()
-        prepared.method, prepared.url, prepared.headers, prepared.body = method, url, headers, body
-        return prepared
-
-    def _send_plainly(self, prepared: PreparedRequest, *, timeout, allow_redirects: bool):
-        """What `Session.send` does with the request, for a session without hooks, proxies,
-        streaming or client certificates: the guard, the adapter, the session's cookies, then the
-        redirects (each hop through `send`, so through the guard again)."""
-        guard_url(prepared.url)
-        options = {"stream": False, "timeout": timeout, "verify": self.verify, "cert": None, "proxies": {}}
-        started = time.perf_counter()
-        adapter = self.get_adapter(prepared.url)
-        response = None
-        if isinstance(adapter, _GuardedAdapter):
-            response = adapter.send_plainly(prepared, timeout=timeout, verify=self.verify)
-        if response is None:
-            response = adapter.send(prepared, **options)
-        response.elapsed = timedelta(seconds=time.perf_counter() - started)
-        if "set-cookie" in response.headers or "set-cookie2" in response.headers:
-            extract_cookies_to_jar(self.cookies, prepared, response.raw)
-        if response.is_redirect:
-            prepared._cookies = RequestsCookieJar()  # the session's jar was empty when it was sent
-            if allow_redirects:
-                history = [response, *self.resolve_redirects(response, prepared, **options)]
-                response = history.pop()
-                response.history = history
-            else:  # what Response.next gives, as requests sets it
-                hops = self.resolve_redirects(response, prepared, yield_requests=True, **options)
-                response._next = next(hops, None)
-        response.content  # noqa: B018 (read the body now, as requests does without stream=True)
-        return response
-
-    def _retry_wait(self, response, attempt: int, deadline: float) -> float | None:
+    def retry_wait(self, response, attempt: int, deadline: float) -> float | None:
+        """Seconds to wait before retrying an idempotent request that got `response` after
+        `attempt` retries, or None to give up: only 429/503, at most `retries` times, honouring
+        `Retry-After` (else a jittered backoff), never past `deadline` (a `time.monotonic()`)."""
         if response.status_code not in RETRY_STATUSES or attempt >= self.retries:
             return None
         wait = retry_after_seconds(response.headers.get("Retry-After"))
@@ -434,24 +290,6 @@ class OutboundSession(requests.Session):
         if time.monotonic() + wait > deadline:
             return None
         return wait
-
-
-def _form_encoded(values) -> str | None:
-    """`values` (a dict of strings, numbers or lists of them; None members left out) encoded as
-    requests encodes params and form bodies; None for anything else."""
-    if not isinstance(values, dict):
-        return None
-    pairs = []
-    for name, value in values.items():
-        if not isinstance(name, str):
-            return None
-        for item in value if isinstance(value, list | tuple) else (value,):
-            if item is None:
-                continue
-            if not isinstance(item, str | int | float):
-                return None
-            pairs.append((name, item))
-    return urlencode(pairs)
 
 
 def retry_after_seconds(value: str | None) -> float | None:

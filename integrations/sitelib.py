@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 import re
 import threading
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from urllib.parse import quote, unquote, urlencode, urlsplit
 
@@ -26,7 +25,7 @@ from msal.exceptions import MsalServiceError
 from integrations.base import VendorClient
 from integrations.errors import CredentialsInvalid, VendorDenied, VendorTimeout, VendorUnavailable
 from integrations.http import outbound_session
-from integrations.sitelib_batch import read_collections
+from integrations.sitelib_batch import read_collection, read_collections
 
 PLATFORM = "sitelib"
 ITEM_FIELDS = "id,name,webUrl,size,file,folder,lastModifiedDateTime,parentReference"
@@ -202,20 +201,9 @@ class SitelibClient(VendorClient):
             return None, None
         return error.get("code"), error.get("message")
 
-    def paged(self, path: str, params: dict | None = None) -> Iterator[dict]:
-        """Every item of a collection, following `@odata.nextLink` to the end (the link carries
-        the query, so `params` go on the first request only)."""
-        next_url: str | None = path
-        while next_url:
-            body = self.get_json(next_url, params=params)
-            params = None
-            items = body.get("value") or []
-            yield from (item for item in items if isinstance(item, dict))
-            next_url = body.get("@odata.nextLink")
-
     # ---- resources
     def sites_all(self) -> list[Site]:
-        return [_site(raw) for raw in self.paged("/sites", {"search": "*"})]
+        return [_site(raw) for raw in read_collection(self, "/sites", {"search": "*"})]
 
     def site_by_url(self, url: str) -> Site:
         parts = urlsplit(url)
@@ -224,14 +212,14 @@ class SitelibClient(VendorClient):
         return _site(self.get_json(address))
 
     def sub_sites(self, site: Site) -> list[Site]:
-        return [_site(raw, parent_id=site.id) for raw in self.paged(_sub_sites_path(site.id))]
+        return [_site(raw, parent_id=site.id) for raw in read_collection(self, _sub_sites_path(site.id))]
 
     def drives(self, site_id: str) -> list[Drive]:
-        return _drives(self.paged(_drives_path(site_id), DRIVE_QUERY))
+        return _drives(read_collection(self, _drives_path(site_id), DRIVE_QUERY))
 
     def folders(self, drive_id: str) -> list[Folder]:
         """The folders at the root of a drive."""
-        return _folders(self.paged(_children_path(drive_id), FOLDER_QUERY))
+        return _folders(read_collection(self, _children_path(drive_id), FOLDER_QUERY))
 
     # ---- the same reads for many objects at once, in JSON batches (integrations/sitelib_batch.py)
     def sub_sites_and_drives(self, sites: list[Site]) -> tuple[list[list[Site]], list[list[Drive]]]:

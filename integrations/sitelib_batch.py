@@ -1,4 +1,5 @@
-"""JSON batching on the document-site platform (`POST {graph}/$batch`): many reads in few HTTP calls.
+"""Reading collections of the document-site platform: one collection page by page
+(`read_collection`), and many at once in JSON batches (`POST {graph}/$batch`, `read_collections`).
 
 Up to 20 requests go in one batch (the platform's limit) and the batches of one call are sent
 concurrently on the client's pool. The platform answers every sub-request on its own (status,
@@ -17,19 +18,15 @@ retried like one (`idempotent=True`).
 
 from __future__ import annotations
 
-import json
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
-import requests
 from requests.structures import CaseInsensitiveDict
 
+from integrations.base import VendorClient
 from integrations.errors import VendorUnavailable
 from integrations.http import RETRY_STATUSES
-
-if TYPE_CHECKING:
-    from integrations.sitelib import SitelibClient
 
 BATCH_LIMIT = 20
 
@@ -41,7 +38,35 @@ class _Read:
     attempt: int = 0  # throttled answers so far
 
 
-def read_collections(client: SitelibClient, urls: list[str]) -> list[list[dict]]:
+@dataclass
+class BatchAnswer:
+    """One sub-request's answer, read as the `requests.Response` of the same request sent alone
+    would be (`status_code`, `headers`, `json()`), so that the client's one code reads errors,
+    Retry-After and bodies."""
+
+    status_code: int
+    headers: CaseInsensitiveDict
+    body: object
+
+    def json(self) -> object:
+        if self.body is None:
+            raise ValueError("The answer has no body.")
+        return self.body
+
+
+def read_collection(client: VendorClient, path: str, params: dict | None = None) -> Iterator[dict]:
+    """Every item of a collection, following `@odata.nextLink` to the end (the link carries
+    the query, so `params` go on the first request only)."""
+    next_url: str | None = path
+    while next_url:
+        body = client.get_json(next_url, params=params)
+        params = None
+        items = body.get("value") or []
+        yield from (item for item in items if isinstance(item, dict))
+        next_url = body.get("@odata.nextLink")
+
+
+def read_collections(client: VendorClient, urls: list[str]) -> list[list[dict]]:
     """Every item of each collection at `urls` (relative to the API root, query included), in the
     order of `urls`; the first failure in that order is raised."""
     results: list[list[dict]] = [[] for _ in urls]
@@ -50,7 +75,7 @@ def read_collections(client: SitelibClient, urls: list[str]) -> list[list[dict]]
     return results
 
 
-def _read_all(client: SitelibClient, reads: list[_Read], results: list[list[dict]]) -> None:
+def _read_all(client: VendorClient, reads: list[_Read], results: list[list[dict]]) -> None:
     """One chunk's reads until each is complete. Each read owns its `results` slot, so chunks on
     different threads never write the same list."""
     deadline = time.monotonic() + client.session.retry_budget
@@ -60,7 +85,7 @@ def _read_all(client: SitelibClient, reads: list[_Read], results: list[list[dict
         for read, response in zip(reads, _send(client, reads), strict=True):
             if response.status_code in RETRY_STATUSES:
                 # The session's own retry policy (count, Retry-After, backoff, budget).
-                wait = client.session._retry_wait(response, read.attempt, deadline)
+                wait = client.session.retry_wait(response, read.attempt, deadline)
                 if wait is not None:
                     read.attempt += 1
                     later.append(read)
@@ -74,7 +99,7 @@ def _read_all(client: SitelibClient, reads: list[_Read], results: list[list[dict
             if link:
                 relative = _relative(client, str(link))
                 if relative is None:
-                    results[read.index].extend(client.paged(str(link)))
+                    results[read.index].extend(read_collection(client, str(link)))
                 else:
                     later.append(_Read(read.index, relative))
         if waits:
@@ -82,8 +107,8 @@ def _read_all(client: SitelibClient, reads: list[_Read], results: list[list[dict
         reads = later
 
 
-def _send(client: SitelibClient, reads: list[_Read]) -> list[requests.Response]:
-    """One batch; its answers as responses, in the order of `reads`."""
+def _send(client: VendorClient, reads: list[_Read]) -> list[BatchAnswer]:
+    """One batch; its answers, in the order of `reads`."""
     ids = [str(n) for n in range(len(reads))]
     body = {"requests": [{"id": i, "method": "GET", "url": r.url} for i, r in zip(ids, reads, strict=True)]}
     answer = client.json_of(client.request("POST", "$batch", json=body, idempotent=True))
@@ -96,26 +121,16 @@ def _send(client: SitelibClient, reads: list[_Read]) -> list[requests.Response]:
             f"The {client.platform} platform answered a batch without every response.",
             platform=client.platform,
         )
-    return [_as_response(by_id[i], client.url(r.url)) for i, r in zip(ids, reads, strict=True)]
+    return [_answer(by_id[i]) for i in ids]
 
 
-def _as_response(answer: dict, url: str) -> requests.Response:
-    """A sub-response as the `requests.Response` the same request sent alone would have produced,
-    so that errors, Retry-After and bodies are read by the one code that reads them."""
-    response = requests.Response()
-    response.status_code = answer["status"]
-    headers = answer.get("headers")
-    response.headers = CaseInsensitiveDict(
-        {str(k): str(v) for k, v in headers.items()} if isinstance(headers, dict) else {}
-    )
-    body = answer.get("body")
-    response._content = b"" if body is None else json.dumps(body).encode()
-    response.encoding = "utf-8"
-    response.url = url
-    return response
+def _answer(item: dict) -> BatchAnswer:
+    headers = item.get("headers")
+    headers = {str(k): str(v) for k, v in headers.items()} if isinstance(headers, dict) else {}
+    return BatchAnswer(item["status"], CaseInsensitiveDict(headers), item.get("body"))
 
 
-def _relative(client: SitelibClient, link: str) -> str | None:
+def _relative(client: VendorClient, link: str) -> str | None:
     """A next link as a batch request's URL (relative to the API root), or None when the link
     leads elsewhere."""
     if link.startswith(client.base_url + "/"):

@@ -1,5 +1,7 @@
-"""The outbound client: timeouts, Retry-After-aware retries for idempotent calls, and the guard."""
+"""The outbound client: timeouts, Retry-After-aware retries for idempotent calls, redirects, cookies,
+the guard and the TLS bundle."""
 
+import socket
 import time
 from pathlib import Path
 
@@ -32,6 +34,14 @@ class Flaky(FakeVendor):
     def bounce(self, request):
         return Reply(302, "", {"Location": "http://127.0.0.1:1/secret"})
 
+    @route("GET", "/moved")
+    def moved(self, request):
+        return Reply(302, "", {"Location": "/thing?from=moved"})
+
+    @route("GET", "/login")
+    def login(self, request):
+        return Reply(200, {"ok": True}, {"Set-Cookie": "session=abc; Path=/"})
+
 
 def test_it_retries_a_throttled_get_honouring_retry_after(private_ok):
     with Flaky(failures=2, retry_after="1") as fake:
@@ -59,6 +69,43 @@ def test_it_never_retries_a_post_unless_told_it_is_idempotent(private_ok):
         assert len(fake.received) == 1
         outbound_session(retries=2).post(fake.url + "/thing", idempotent=True)
         assert len(fake.received) == 4
+
+
+def test_a_vendor_that_does_not_answer_in_time_is_a_read_timeout(private_ok):
+    with Flaky(failures=0, latency=0.5) as fake, pytest.raises(requests.ReadTimeout):
+        outbound_session().get(fake.url + "/thing", timeout=(2, 0.1))
+
+
+def test_a_refused_connection_is_a_connection_error(private_ok):
+    with socket.socket() as unused:
+        unused.bind(("127.0.0.1", 0))  # bound, never listening: connecting to it is refused
+        url = f"http://127.0.0.1:{unused.getsockname()[1]}/thing"
+        with outbound_session() as session, pytest.raises(requests.ConnectionError):
+            session.get(url)
+
+
+def test_a_redirect_is_followed_and_kept_in_the_history(private_ok):
+    with Flaky(failures=0) as fake, outbound_session() as session:
+        response = session.get(fake.url + "/moved")
+        assert response.json() == {"ok": True} and response.url == fake.url + "/thing?from=moved"
+        assert [r.status_code for r in response.history] == [302]
+        unfollowed = session.get(fake.url + "/moved", allow_redirects=False)
+        assert unfollowed.status_code == 302 and unfollowed.next.url == fake.url + "/thing?from=moved"
+        assert [r.path for r in fake.received] == ["/moved", "/thing", "/moved"]
+
+
+def test_a_cookie_the_vendor_sets_is_sent_back_by_the_same_session(private_ok):
+    with Flaky(failures=0) as fake, outbound_session() as session:
+        session.get(fake.url + "/login")
+        session.get(fake.url + "/thing")
+        assert fake.received[1].headers.get("Cookie") == "session=abc"
+
+
+def test_a_header_with_a_line_break_is_refused_before_sending(private_ok):
+    with Flaky(failures=0) as fake, outbound_session() as session:
+        with pytest.raises(ValueError, match="return character"):
+            session.get(fake.url + "/thing", headers={"X-Evil": "a\r\nInjected: yes"})
+        assert fake.received == []
 
 
 def test_retry_after_accepts_seconds_and_http_dates():
