@@ -36,9 +36,7 @@ def _login_rate_limit(request, who: str) -> None:
     from django.conf import settings
 
     rate = settings.RATE_LIMIT_LOGIN
-    rate_limit_hit(
-        request._request, [Bucket("login-ip", client_ip(request) or "-", rate), Bucket("login", who, rate)]
-    )
+    rate_limit_hit([Bucket("login-ip", client_ip(request) or "-", rate), Bucket("login", who, rate)])
 
 
 class AuthTokenApi(PublicAPIView):
