@@ -64,6 +64,15 @@ def tenant_id_from(request) -> uuid.UUID | None:
         ) from None
 
 
+def tenant_id_hint(request) -> uuid.UUID | None:
+    """The tenant named in `x-tenantid` where it only guides (a login's audit chain, usage
+    counters): None when absent or not a UUID."""
+    try:
+        return tenant_id_from(request)
+    except InvalidParameter:
+        return None
+
+
 def _for_user(principal: Principal, tenant_id: uuid.UUID) -> TenantContext:
     if principal.is_super_admin:
         # A super admin acts in any tenant as its tenant_admin, without a membership (DESIGN 14).

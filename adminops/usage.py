@@ -21,8 +21,7 @@ from django.db.models import F
 from django.utils import timezone
 
 from adminops.principals import Principal
-from adminops.tenancy import tenant_id_from
-from config.api.errors import ApiError
+from adminops.tenancy import tenant_id_hint
 from config.api.ratelimit import counters_add
 
 logger = logging.getLogger(__name__)
@@ -167,8 +166,5 @@ class UsageMiddleware:
 
 
 def _tenant_id(request) -> str | None:
-    try:
-        tenant_id = tenant_id_from(request)
-    except ApiError:  # not a UUID: the call was answered 400, and is counted for the key only
-        return None
+    tenant_id = tenant_id_hint(request)  # not a UUID: answered 400, counted for the key only
     return None if tenant_id is None else str(tenant_id)
