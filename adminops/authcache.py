@@ -1,6 +1,6 @@
-"""A cross-process cache of API-key lookups (the cache is Redis in production).
+"""A cache of API-key lookups shared by every process (the Django cache: Redis in production).
 
-Why: the lookup (one SELECT with the tenant joined) was the largest cost of a small authenticated
+Why: the lookup (one SELECT with the tenant joined) is the largest cost of a small authenticated
 request. What keeps it correct — a revoked, disabled, expired or rotated-away key, or a suspended
 tenant, stops authenticating at once, in every process:
 
@@ -16,23 +16,13 @@ tenant, stops authenticating at once, in every process:
   row, never from the cache's own TTL.
 - If the cache is down, lookups go to the database (the cache is an accelerator, never a control).
 
-Only positive lookups are cached; an unknown key costs a database query as before. Entries hold the
-key's row (hashes, never the raw key) and live at most ENTRY_TTL seconds.
-
-Remembered entries (one round trip fewer per request): each process also remembers the entries it
-has used, with their generation. A tenant view may authenticate from a remembered entry without
-asking the cache, because it confirms the generation before anything else happens: in the rate
-limiter's own script call, which counts the request only if the generation is still the remembered
-one (`config.api.views`). If it has moved on, nothing was counted and the request authenticates
-again from the cache or the database, so "at once" holds exactly as above. Only successful checks
-are taken from a remembered entry; any refusal is decided again from the cache.
+Only positive lookups are cached; an unknown key costs a database query. Entries hold the key's row
+(hashes, never the raw key) and live at most ENTRY_TTL seconds.
 """
 
 from __future__ import annotations
 
-import contextlib
 import logging
-import pickle
 import time
 
 from django.core.cache import cache
@@ -41,9 +31,7 @@ from django.db import transaction
 logger = logging.getLogger(__name__)
 GENERATION_KEY = "apikey-auth:gen"
 ENTRY_TTL = 300
-REMEMBERED = 256  # entries remembered per process
 _last_warning = 0.0
-_remembered: dict[str, tuple[int, bytes]] = {}
 
 
 def _entry_key(digest: str) -> str:
@@ -63,47 +51,11 @@ def cached_lookup(digest: str, load):
         generation = _start_generation()
     entry = found.get(_entry_key(digest))
     if entry is not None and entry[0] == generation:
-        _remember(digest, generation, entry[1])
         return entry[1]
     key = load(digest)
     if key is not None and generation is not None:
         _guarded(cache.set, _entry_key(digest), (generation, key), ENTRY_TTL)
-        _remember(digest, generation, key)
     return key
-
-
-def remembered_lookup(digest: str):
-    """(generation, key) from this process's memory, or None: usable only by a caller that confirms
-    the generation before the request is counted or answered (see the module docstring). Every call
-    gets its own copy of the row, as from the cache."""
-    found = _remembered.get(digest)
-    if found is None:
-        return None
-    generation, row = found
-    # Our own pickle, made in this process from our own row: nothing from outside is unpickled.
-    return generation, pickle.loads(row)  # noqa: S301  # nosec B301
-
-
-def forget(digest: str) -> None:
-    _remembered.pop(digest, None)
-
-
-def generation_is(generation) -> bool:
-    """Whether `generation` is still the current one (False when the cache cannot say)."""
-    try:
-        return cache.get(GENERATION_KEY) == generation
-    except Exception as exc:
-        _warn(exc)
-        return False
-
-
-def _remember(digest: str, generation, key) -> None:
-    if generation is None or _remembered.get(digest, (None,))[0] == generation:
-        return
-    if len(_remembered) >= REMEMBERED and digest not in _remembered:
-        with contextlib.suppress(StopIteration, RuntimeError):  # another thread may be evicting too
-            _remembered.pop(next(iter(_remembered)), None)  # the oldest
-    _remembered[digest] = (generation, pickle.dumps(key))
 
 
 def _start_generation():

@@ -12,12 +12,12 @@ from rest_framework.authentication import BaseAuthentication, get_authorization_
 from rest_framework_simplejwt.authentication import JWTAuthentication
 from rest_framework_simplejwt.exceptions import InvalidToken, TokenError
 
-from adminops.authcache import cached_lookup, remembered_lookup
-from adminops.keys import api_key_hash, keyed_hash, looks_like_api_key, looks_like_oauth_token
-from adminops.models import ApiKey, OAuthAccessToken, OAuthClient, ServiceAccount
+from adminops.keys import keyed_hash, looks_like_api_key, looks_like_oauth_token
+from adminops.models import OAuthAccessToken, OAuthClient, ServiceAccount
 from adminops.netaddr import ip_allowed
 from adminops.principals import Principal
 from adminops.scopes import service_scopes
+from adminops.selectors import api_key_find
 from config.api.errors import Forbidden, NotAuthenticated
 
 BEARER_CHALLENGE = 'Bearer realm="api"'
@@ -41,82 +41,16 @@ class ApiKeyAuthentication(BaseAuthentication):
             if header:  # a credential that was sent is checked, never skipped for the Bearer one
                 raise NotAuthenticated("Invalid API key.", headers={"WWW-Authenticate": BEARER_CHALLENGE})
             return None
-        remote = request.META.get("REMOTE_ADDR")
-        key = _remembered_key(request, raw, remote) or api_key_lookup(raw)
-        if key is None:
+        key = api_key_find(raw)
+        if key is None or not key.usable_at(timezone.now()):
             raise NotAuthenticated("Invalid API key.", headers={"WWW-Authenticate": BEARER_CHALLENGE})
-        if not ip_allowed(remote, key.ip_whitelist):
+        if not ip_allowed(request.META.get("REMOTE_ADDR"), key.ip_whitelist):
             raise Forbidden("This API key may not be used from this address.", code="IP_NOT_ALLOWED")
-        principal = Principal(
-            kind="api_key",
-            id=str(key.id),
-            name=key.name,
-            tenant_id=key.tenant_id,
-            scopes=frozenset(key.scopes),
-            tool_patterns=tuple(key.tool_patterns),
-            obj=key,
-        )
-        request._request.usage_principal = principal  # counted after the response (adminops.usage)
+        principal = Principal.of_api_key(key)
         return (principal, principal)
 
     def authenticate_header(self, request):
         return BEARER_CHALLENGE
-
-
-# Set on the request when its key came from this process's memory (adminops.authcache): the view
-# must confirm this generation before the request is counted or answered (config.api.views).
-UNCONFIRMED = "api_key_unconfirmed"
-
-
-def _remembered_key(request, raw: str, remote: str | None) -> ApiKey | None:
-    """The key from this process's memory when the view confirms it afterwards and every check
-    passes on it; None otherwise (the cache or the database decides, as for any other request)."""
-    django_request = request._request
-    view = (getattr(request, "parser_context", None) or {}).get("view")
-    django_request.__dict__.pop(UNCONFIRMED, None)
-    if not getattr(view, "confirms_remembered_keys", False) or getattr(django_request, "recheck", False):
-        return None
-    digest = api_key_hash(raw)
-    found = remembered_lookup(digest)
-    if found is None:
-        return None
-    generation, key = found
-    if _usable(key, digest) is None or not ip_allowed(remote, key.ip_whitelist):
-        return None
-    setattr(django_request, UNCONFIRMED, (generation, digest))
-    return key
-
-
-def api_key_lookup(raw: str) -> ApiKey | None:
-    """The usable key for a raw value: the current key, or the previous one inside its grace period.
-    The row comes from the lookup cache (adminops.authcache); the time checks run on every call."""
-    digest = api_key_hash(raw)
-    key = cached_lookup(digest, _api_key_row)
-    if key is None:
-        return None
-    return _usable(key, digest)
-
-
-def _usable(key: ApiKey, digest: str) -> ApiKey | None:
-    now = timezone.now()
-    if hmac.compare_digest(key.key_hash, digest):
-        return key if key.usable_at(now) else None
-    in_grace = key.previous_valid_until is not None and key.previous_valid_until > now
-    if not in_grace or not hmac.compare_digest(key.previous_key_hash, digest):
-        return None
-    return key if key.usable_at(now) else None
-
-
-def _api_key_row(digest: str) -> ApiKey | None:
-    """The key whose current hash, or whose previous hash inside its grace period, is `digest`."""
-    key = ApiKey.objects.select_related("tenant").filter(key_hash=digest).first()
-    if key is not None:
-        return key
-    return (
-        ApiKey.objects.select_related("tenant")
-        .filter(previous_key_hash=digest, previous_valid_until__gt=timezone.now())
-        .first()
-    )
 
 
 class OAuthTokenAuthentication(BaseAuthentication):
@@ -132,7 +66,6 @@ class OAuthTokenAuthentication(BaseAuthentication):
                 "Invalid or expired access token.", headers={"WWW-Authenticate": BEARER_CHALLENGE}
             )
         principal = _token_principal(token)
-        request._request.usage_principal = principal
         return (principal, principal)
 
     def authenticate_header(self, request):
@@ -192,16 +125,7 @@ class JwtAuthentication(JWTAuthentication):
             raise NotAuthenticated(
                 "Invalid or expired token.", headers={"WWW-Authenticate": BEARER_CHALLENGE}
             ) from exc
-        principal = Principal(
-            kind="user",
-            id=str(user.id),
-            name=user.display_name,
-            email=user.email,
-            is_super_admin=user.is_superuser,
-            obj=user,
-        )
-        request._request.usage_principal = principal
-        return (user, principal)
+        return (user, Principal.of_user(user))
 
     def authenticate_header(self, request):
         return BEARER_CHALLENGE

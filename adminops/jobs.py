@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
 
+from celery import current_app
 from celery.schedules import crontab
 from django.db import transaction
 from django.utils import timezone
@@ -61,6 +62,8 @@ JOB_SPECS: dict[str, JobSpec] = {
     ]
 }
 
+RUN_JOB_TASK = "adminops.tasks.run_job"  # sent by name: the tasks module imports this one
+
 JobFunction = Callable[[JobRun], int]
 _IMPLEMENTATIONS: dict[str, JobFunction] = {}
 
@@ -83,14 +86,12 @@ def job_available(name: str) -> bool:
 def job_enqueue(*, name: str, triggered_by: dict, tenant_id=None, params: dict | None = None) -> JobRun:
     """Record a queued run and hand it to the broker, in one transaction: if the broker refuses,
     nothing is recorded and the caller gets 503."""
-    from adminops.tasks import run_job
-
     with transaction.atomic():
         run = JobRun.objects.create(
             job_name=name, tenant_id=tenant_id, params=params or {}, triggered_by=triggered_by
         )
         try:
-            run_job.apply_async(args=[str(run.id)], retry=False)
+            current_app.send_task(RUN_JOB_TASK, args=[str(run.id)], retry=False)
         except Exception as exc:
             logger.warning("Broker unavailable while queueing %s: %r", name, exc)
             raise ServiceUnavailable("The job queue is unavailable; nothing was queued.") from exc

@@ -22,6 +22,30 @@ class Principal:
     is_super_admin: bool = False
     obj: object = None  # the User, ApiKey, ... behind it
 
+    @classmethod
+    def of_user(cls, user) -> Principal:
+        """A person: JWT logins and the Django admin's staff."""
+        return cls(
+            kind="user",
+            id=str(user.id),
+            name=user.display_name,
+            email=user.email,
+            is_super_admin=user.is_superuser,
+            obj=user,
+        )
+
+    @classmethod
+    def of_api_key(cls, key) -> Principal:
+        return cls(
+            kind="api_key",
+            id=str(key.id),
+            name=key.name,
+            tenant_id=key.tenant_id,
+            scopes=frozenset(key.scopes),
+            tool_patterns=tuple(key.tool_patterns),
+            obj=key,
+        )
+
     @property
     def is_authenticated(self) -> bool:  # DRF's IsAuthenticated reads this on request.user
         return True

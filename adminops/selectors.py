@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import hmac
 import uuid
 
+from django.db.models import Q
 from django.utils import timezone
 
+from adminops.authcache import cached_lookup
 from adminops.keys import api_key_hash
 from adminops.models import ApiKey, OAuthClient, Tenant
 from config.api.errors import InvalidParameter, ResourceNotFound
@@ -33,16 +36,24 @@ def api_key_list(*, tenant: Tenant):
 
 
 def api_key_find(raw: str) -> ApiKey | None:
-    """The key a raw value names, whatever its state (the previous key only inside its grace period)."""
+    """The key a raw value names, whatever its state: the key whose current hash it is, or whose
+    previous hash it is while the rotation's grace period lasts. Authentication and the validate
+    endpoints both ask here. The row comes through the lookup cache (adminops.authcache); the grace
+    period is checked on every call."""
     digest = api_key_hash(raw)
-    key = ApiKey.objects.select_related("tenant").filter(key_hash=digest).first()
-    if key is not None:
+    key = cached_lookup(digest, _api_key_by_hash)
+    if key is None:
+        return None
+    if hmac.compare_digest(key.key_hash, digest):
         return key
-    return (
-        ApiKey.objects.select_related("tenant")
-        .filter(previous_key_hash=digest, previous_valid_until__gt=timezone.now())
-        .first()
-    )
+    in_grace = key.previous_valid_until is not None and key.previous_valid_until > timezone.now()
+    return key if in_grace and hmac.compare_digest(key.previous_key_hash, digest) else None
+
+
+def _api_key_by_hash(digest: str) -> ApiKey | None:
+    current = Q(key_hash=digest)
+    previous = Q(previous_key_hash=digest, previous_valid_until__gt=timezone.now())
+    return ApiKey.objects.select_related("tenant").filter(current | previous).first()
 
 
 def oauth_client_get(*, tenant: Tenant, client_id: uuid.UUID, include_deleted: bool = True) -> OAuthClient:

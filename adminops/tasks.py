@@ -5,13 +5,12 @@ from __future__ import annotations
 from celery import shared_task
 
 from adminops.audit import system_actor
+from adminops.jobs import job_available, job_execute
+from adminops.models import JobRun
 
 
 @shared_task(bind=True, max_retries=5, acks_late=True)
 def run_job(self, run_id: str) -> None:
-    from adminops.jobs import job_execute
-    from adminops.models import JobRun
-
     run = JobRun.objects.filter(id=run_id).first()
     if run is None:  # queued inside a transaction that has not committed yet: look again shortly
         raise self.retry(countdown=0.5)
@@ -22,9 +21,6 @@ def run_job(self, run_id: str) -> None:
 
 @shared_task(acks_late=True)
 def run_scheduled_job(name: str) -> None:
-    from adminops.jobs import job_available, job_execute
-    from adminops.models import JobRun
-
     if not job_available(name):
         return
     run = JobRun.objects.create(job_name=name, triggered_by=system_actor("beat"))

@@ -39,7 +39,9 @@ def effective_roles(granted: list[str]) -> frozenset[str]:
 
 
 def tenant_resolve(request, principal: Principal) -> TenantContext:
-    tenant_id = _tenant_id_from(request)
+    tenant_id = tenant_id_from(request)
+    if tenant_id is None:
+        raise TenantRequired()
     if principal.is_user:
         return _for_user(principal, tenant_id)
     if principal.tenant_id != tenant_id:
@@ -49,16 +51,26 @@ def tenant_resolve(request, principal: Principal) -> TenantContext:
     return TenantContext(tenant=tenant, principal=principal, roles=frozenset())
 
 
-def _tenant_id_from(request) -> uuid.UUID:
+def tenant_id_from(request) -> uuid.UUID | None:
+    """The tenant named in `x-tenantid`: None when the header is absent, 400 when not a UUID."""
     raw = request.headers.get("x-tenantid", "").strip()
     if not raw:
-        raise TenantRequired()
+        return None
     try:
         return uuid.UUID(raw)
     except ValueError:
         raise InvalidParameter(
             "x-tenantid must be a tenant UUID.", details={"x-tenantid": "Not a UUID."}
         ) from None
+
+
+def tenant_id_hint(request) -> uuid.UUID | None:
+    """The tenant named in `x-tenantid` where it only guides (a login's audit chain, usage
+    counters): None when absent or not a UUID."""
+    try:
+        return tenant_id_from(request)
+    except InvalidParameter:
+        return None
 
 
 def _for_user(principal: Principal, tenant_id: uuid.UUID) -> TenantContext:

@@ -75,8 +75,10 @@ MIDDLEWARE = [
     "config.browser.BrowserMessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "config.api.handlers.JsonErrorMiddleware",
-    "adminops.usage.UsageMiddleware",  # usage counters: an unanswered cache call once the response left
+    "adminops.usage.UsageMiddleware",  # usage counters in the cache, per authenticated call
 ]
+# Who the tenant of an API request is (config.api.views.TenantAPIView asks it).
+API_TENANT_RESOLVER = "adminops.tenancy.tenant_resolve"
 
 ROOT_URLCONF = "config.urls"
 WSGI_APPLICATION = "config.wsgi.application"

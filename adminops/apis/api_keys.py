@@ -17,6 +17,7 @@ from adminops.people import person, tenant_ref, user_person
 from adminops.scopes import permissions_of
 from adminops.selectors import api_key_get, api_key_list, path_id
 from adminops.services import api_keys as svc
+from adminops.tenancy import tenant_id_from
 from adminops.usage import api_key_usage_flush, api_key_window_counts
 from config.api.envelopes import envelope
 from config.api.errors import value_error
@@ -164,7 +165,7 @@ class ApiKeyListCreateApi(TenantAPIView):
     )
     def post(self, request):
         data = validated(self.InputSerializer, request.data)
-        rate_limit_hit(request._request, [Bucket("api-key-create", str(self.tenant.id), "100/h")])
+        rate_limit_hit([Bucket("api-key-create", str(self.tenant.id), "100/h")])
         spec = svc.KeySpec(
             name=data["name"],
             scopes=data["scopes"],
@@ -277,7 +278,7 @@ class ApiKeyRotateApi(TenantAPIView):
     def post(self, request, key_id: str):
         key = api_key_get(tenant=self.tenant, key_id=path_id(key_id, name="keyId"))
         data = validated(self.InputSerializer, request.data or {})
-        rate_limit_hit(request._request, [Bucket("api-key-rotate", str(key.id), "10/h")])
+        rate_limit_hit([Bucket("api-key-rotate", str(key.id), "10/h")])
         rotation = svc.api_key_rotate(
             tenant=self.tenant,
             key=key,
@@ -390,9 +391,7 @@ def _check(request, data: dict, tenant_id=None) -> dict:
 
 
 def _validate_rate_limit(request) -> None:
-    rate_limit_hit(
-        request._request, [Bucket("api-key-validate", client_ip(request) or "-", principal_rate())]
-    )
+    rate_limit_hit([Bucket("api-key-validate", client_ip(request) or "-", principal_rate())])
 
 
 class ApiKeyValidateApi(TenantAPIView):
@@ -429,22 +428,6 @@ class ApiKeyPublicValidateApi(PublicAPIView):
     def post(self, request):
         data = validated(_PublicValidateInput, request.data)
         _validate_rate_limit(request)
-        tenant_id = _optional_tenant(request)
+        tenant_id = tenant_id_from(request)
         body = _check(request, data, tenant_id=tenant_id)
         return envelope(body, message="API key is valid." if body["valid"] else "API key is not valid.")
-
-
-def _optional_tenant(request):
-    import uuid
-
-    from config.api.errors import InvalidParameter
-
-    raw = request.headers.get("x-tenantid", "").strip()
-    if not raw:
-        return None
-    try:
-        return uuid.UUID(raw)
-    except ValueError:
-        raise InvalidParameter(
-            "x-tenantid must be a tenant UUID.", details={"x-tenantid": "Not a UUID."}
-        ) from None

@@ -11,7 +11,7 @@ from rest_framework.views import APIView
 from adminops.audit import client_ip
 from adminops.health import health_report, uptime_text
 from adminops.services import auth_login, auth_refresh
-from adminops.tenancy import SUPER_ADMIN, tenant_resolve
+from adminops.tenancy import SUPER_ADMIN, tenant_id_hint, tenant_resolve
 from config.api import metrics
 from config.api.envelopes import envelope
 from config.api.errors import ApiError
@@ -36,9 +36,7 @@ def _login_rate_limit(request, who: str) -> None:
     from django.conf import settings
 
     rate = settings.RATE_LIMIT_LOGIN
-    rate_limit_hit(
-        request._request, [Bucket("login-ip", client_ip(request) or "-", rate), Bucket("login", who, rate)]
-    )
+    rate_limit_hit([Bucket("login-ip", client_ip(request) or "-", rate), Bucket("login", who, rate)])
 
 
 class AuthTokenApi(PublicAPIView):
@@ -64,7 +62,7 @@ class AuthTokenApi(PublicAPIView):
             password=data["password"],
             ip_address=client_ip(request),
             request_id=request.request_id,
-            tenant_hint=request.headers.get("x-tenantid", ""),
+            tenant_hint=tenant_id_hint(request),
         )
         return envelope(tokens, message="Authenticated.")
 

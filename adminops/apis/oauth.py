@@ -412,9 +412,7 @@ class OAuthTokenApi(PublicAPIView):
         auth=[],
     )
     def post(self, request):
-        rate_limit_hit(
-            request._request, [Bucket("oauth-token-ip", client_ip(request) or "-", settings.RATE_LIMIT_LOGIN)]
-        )
+        rate_limit_hit([Bucket("oauth-token-ip", client_ip(request) or "-", settings.RATE_LIMIT_LOGIN)])
         form = request.data
         client_id, client_secret, basic = _client_credentials(request, form)
         grant = _single(form, "grant_type")

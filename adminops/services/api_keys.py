@@ -245,29 +245,18 @@ def _first_problem(key: ApiKey, client_ip, scope, ip_allowed) -> tuple[str | Non
 def _grants(key: ApiKey, scope: str) -> bool:
     from adminops.principals import Principal
 
-    return Principal(kind="api_key", id=str(key.id), name=key.name, scopes=frozenset(key.scopes)).has_scope(
-        scope
-    )
+    return Principal.of_api_key(key).has_scope(scope)
 
 
 def _limit() -> int:
-    from django_ratelimit.core import _split_rate
+    from config.api.ratelimit import principal_rate, rate_parse
 
-    from config.api.ratelimit import principal_rate
-
-    return _split_rate(principal_rate())[0]
+    return rate_parse(principal_rate())[0]
 
 
 def minute_count(key: ApiKey) -> int:
     """Requests of this key in the current minute: the rate limiter's own bucket, read, not counted."""
-    from django_ratelimit.core import get_usage
+    from adminops.principals import Principal
+    from config.api.ratelimit import Bucket, principal_rate, rate_limit_peek
 
-    from config.api.ratelimit import principal_rate
-
-    try:
-        usage = get_usage(
-            None, group="principal", key=lambda _g, _r: f"api_key:{key.id}", rate=principal_rate()
-        )
-    except Exception:
-        return 0
-    return int(usage["count"]) if usage else 0
+    return rate_limit_peek(Bucket("principal", Principal.of_api_key(key).rate_key, principal_rate()))

@@ -27,7 +27,7 @@ def _token_pair(refresh: RefreshToken) -> dict:
 
 
 def auth_login(
-    *, username: str, password: str, ip_address: str | None, request_id: str, tenant_hint: str
+    *, username: str, password: str, ip_address: str | None, request_id: str, tenant_hint: uuid.UUID | None
 ) -> dict:
     """Check a password, audit the attempt (USER_LOGIN / USER_LOGIN_FAILED), issue a token pair."""
     user = authenticate(username=username, password=password)
@@ -66,17 +66,13 @@ def auth_login(
     return _token_pair(RefreshToken.for_user(user))
 
 
-def _login_tenant(user: User | None, tenant_hint: str) -> Tenant | None:
+def _login_tenant(user: User | None, tenant_hint: uuid.UUID | None) -> Tenant | None:
     """The chain a login is recorded in: the tenant named in x-tenantid when the user belongs to it,
     else the user's first tenant, else the platform chain."""
     if user is None:
         return None
     memberships = Membership.objects.filter(user=user).select_related("tenant").order_by("created_at")
-    try:
-        hinted = uuid.UUID(tenant_hint) if tenant_hint else None
-    except ValueError:
-        hinted = None
-    chosen = next((m for m in memberships if m.tenant_id == hinted), None) or memberships.first()
+    chosen = next((m for m in memberships if m.tenant_id == tenant_hint), None) or memberships.first()
     return chosen.tenant if chosen else None
 
 

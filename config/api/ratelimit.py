@@ -1,27 +1,41 @@
 """Fixed-window rate limits in the Django cache (Redis in production), DESIGN section 5.
 
-Counting follows django-ratelimit's `get_usage` (same keys, windows and expiry). On Redis all
-buckets of a request are counted in one script call (SET NX + INCR per bucket) instead of two round
-trips per bucket; on other caches `get_usage` itself counts. Correctness never depends on
-the cache: when it is down, requests pass and a warning is logged (at most once a minute).
+A bucket (a group, whose bucket, and a rate such as "600/m") counts the requests of one window,
+aligned to the epoch, in one cache counter that expires with the window. All the buckets of a
+request are counted together by `counters_add` (one round trip on Redis). Correctness never
+depends on the cache: when it is down, requests pass and a warning is logged (at most once a minute).
 """
 
 from __future__ import annotations
 
+import hashlib
 import logging
+import re
 import time
 from dataclasses import dataclass
-from functools import lru_cache
 
 from django.conf import settings
-from django.core.cache import DEFAULT_CACHE_ALIAS, cache, caches
-from django_ratelimit.core import EXPIRATION_FUDGE, _get_window, _make_cache_key, _split_rate, get_usage
+from django.core.cache import DEFAULT_CACHE_ALIAS, caches
+from django.core.exceptions import ImproperlyConfigured
+from django_redis import get_redis_connection
+from django_redis.cache import RedisCache
 
 from config.api.errors import RateLimited
-from config.redis_own import OwnConnection, cache_key, redis_client
 
 logger = logging.getLogger(__name__)
 _last_warning = 0.0
+_RATE = re.compile(r"(\d+)/(\d*)([smhd])")
+_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+EXPIRY_MARGIN = 5  # seconds a window's counter outlives the window
+
+
+def rate_parse(rate: str) -> tuple[int, int]:
+    """("600/m") -> (600, 60): the requests allowed and the window in seconds ("10/5m": 300 s)."""
+    match = _RATE.fullmatch(rate)
+    if match is None:
+        raise ImproperlyConfigured(f"Not a rate: {rate!r} (write it like 600/m).")
+    count, multiple, unit = match.groups()
+    return int(count), int(multiple or 1) * _SECONDS[unit]
 
 
 @dataclass(frozen=True)
@@ -29,6 +43,13 @@ class Bucket:
     group: str  # "tenant", "principal", "login-ip", ...
     value: str  # whose bucket
     rate: str  # "600/m"
+
+    def window(self, now: int) -> tuple[str, int, int]:
+        """(the counter's name, the limit, the window's end in epoch seconds) at `now`."""
+        limit, period = rate_parse(self.rate)
+        start = now - now % period
+        identity = f"{self.group}|{limit}/{period}|{self.value}|{start}"
+        return "rl:" + hashlib.sha256(identity.encode()).hexdigest(), limit, start + period
 
 
 @dataclass(frozen=True)
@@ -43,141 +64,68 @@ class RateState:
         response["X-RateLimit-Reset"] = str(self.reset)
 
 
-class Stale(Exception):
-    """The guard's cache value was not the expected one: nothing was counted."""
-
-
-def rate_limit_hit(
-    request, buckets: list[Bucket], *, guard: tuple[str, object] | None = None
-) -> RateState | None:
+def rate_limit_hit(buckets: list[Bucket]) -> RateState | None:
     """Count this request once in every bucket; raise RateLimited if any bucket is exhausted.
-
-    With `guard` (a cache key and a value) the request is counted only if the key holds that value,
-    in the same call on Redis; otherwise Stale is raised and nothing is counted. Returns the state of
-    the bucket with the least left, or None when the cache is unavailable (Stale if guarded).
-    """
-    states: list[tuple[RateState, bool, int]] = []
-    current = caches[DEFAULT_CACHE_ALIAS]  # `cache` is a per-thread proxy: resolved once
-    client = redis_client(current)
-    if client is not None:
-        usages = _usages_redis(current, client, buckets, guard)
-    else:
-        if guard is not None and not _holds(*guard):
-            raise Stale()
-        usages = [_usage(request, b) for b in buckets]
-    for usage in usages:
-        if usage is None:
-            if guard is not None:
-                raise Stale()  # the guard could not be confirmed
-            return None
-        remaining = max(0, usage["limit"] - usage["count"])
-        reset = int(time.time()) + max(1, usage["time_left"])
-        states.append(
-            (RateState(usage["limit"], remaining, reset), usage["should_limit"], usage["time_left"])
-        )
-    if not states:
+    Returns the state of the bucket with the least left, or None when the cache is unavailable."""
+    now = int(time.time())
+    windows = [bucket.window(now) for bucket in buckets]
+    try:
+        counts = counters_add({name: end - now + EXPIRY_MARGIN for name, _limit, end in windows})
+    except Exception as exc:  # the cache is down: let the request through, say so in the log
+        _warn_cache_down(exc)
         return None
-    tightest = min(states, key=lambda s: (not s[1], s[0].remaining))
-    state, exceeded, time_left = tightest
+    states = [
+        (RateState(limit, max(0, limit - count), max(end, now + 1)), count > limit)
+        for (_name, limit, end), count in zip(windows, counts, strict=True)
+    ]
+    state, exceeded = min(states, key=lambda s: (not s[1], s[0].remaining))
     if exceeded:
-        error = RateLimited(wait=max(1, time_left), details={"source": "hub", "limit": state.limit})
+        error = RateLimited(wait=state.reset - now, details={"source": "hub", "limit": state.limit})
         error.rate_state = state
         raise error
     return state
 
 
-def _holds(key: str, value) -> bool:
+def rate_limit_peek(bucket: Bucket) -> int:
+    """Requests counted in the bucket's current window (0 when the cache cannot say)."""
+    name, _limit, _end = bucket.window(int(time.time()))
     try:
-        return cache.get(key) == value
-    except Exception as exc:
-        _warn_cache_down(exc)
-        return False
+        return int(caches[DEFAULT_CACHE_ALIAS].get(name) or 0)
+    except Exception:
+        return 0
 
 
-def _usage(request, bucket: Bucket) -> dict | None:
+def counters_add(counters: dict[str, int]) -> list[int]:
+    """Add one to each named counter of the default cache, creating a missing one with its time to
+    live (seconds), and return the new counts in order. On Redis one pipeline, one round trip
+    (django-redis stores integers as plain numbers, so the cache API reads them back); on any other
+    cache `incr`/`add` per counter. Raises when the cache is unavailable."""
+    cache = caches[DEFAULT_CACHE_ALIAS]
+    if not isinstance(cache, RedisCache):
+        return [_counter_add(cache, name, ttl) for name, ttl in counters.items()]
+    pipe = get_redis_connection(DEFAULT_CACHE_ALIAS).pipeline(transaction=False)
+    for name, ttl in counters.items():
+        key = cache.make_key(name)
+        pipe.set(key, 0, ex=ttl, nx=True)
+        pipe.incr(key)
+    return pipe.execute()[1::2]
+
+
+def _counter_add(cache, name: str, ttl: int) -> int:
     try:
-        usage = get_usage(
-            request, group=bucket.group, key=lambda _g, _r: bucket.value, rate=bucket.rate, increment=True
-        )
-    except Exception as exc:  # the cache is down: let the request through, say so in the log
-        _warn_cache_down(exc)
-        return None
-    if usage is None or (usage["limit"] == 0 and usage["time_left"] == -1):
-        _warn_cache_down(None)
-        return None
-    return usage
+        return cache.incr(name)
+    except ValueError:  # no counter yet (or it has just expired)
+        if cache.add(name, 1, ttl):
+            return 1
+        return cache.incr(name)
 
 
-# get_usage(increment=True) per bucket (SET NX with the window's expiry, then INCR), every bucket of
-# the request in one script call: one round trip, and less client work than a 4-command pipeline.
-# KEYS: the buckets, then the guard's key if any; ARGV: the bucket count, their expiries, the guard's
-# value. A guard that does not hold counts nothing and answers false. Sent as EVAL, the text and not
-# its digest: Redis keeps the compiled script by its digest, and nothing can answer "no such
-# script" after a restart.
-_COUNT_SCRIPT = """
-local n = tonumber(ARGV[1])
-if #KEYS > n and redis.call('GET', KEYS[n + 1]) ~= ARGV[n + 2] then
-  return false
-end
-local counts = {}
-for i = 1, n do
-  redis.call('SET', KEYS[i], 0, 'EX', ARGV[i + 1], 'NX')
-  counts[i] = redis.call('INCR', KEYS[i])
-end
-return counts
-"""
-# Straight to this thread's own connection (config.redis_own), not through the client's pool.
-_counting = OwnConnection()
-
-
-@lru_cache(maxsize=64)
-def _limit_and_period(rate: str) -> tuple[int, int]:
-    return _split_rate(rate)
-
-
-@lru_cache(maxsize=4096)
-def _bucket_name(group: str, window: int, rate: str, value: str) -> str:
-    """django-ratelimit's name for a bucket's window: the same for every request of the window."""
-    return _make_cache_key(group, window, rate, value, None)
-
-
-def _usages_redis(
-    current, client, buckets: list[Bucket], guard: tuple[str, object] | None
-) -> list[dict | None]:
-    """get_usage(increment=True) for every bucket in one round trip (Stale if the guard fails), on
-    the cache `current` and its Redis `client`."""
-    plans, keys, args = [], [], [len(buckets)]
-    try:
-        for bucket in buckets:
-            limit, period = _limit_and_period(bucket.rate)
-            window = _get_window(bucket.value, period)
-            keys.append(cache_key(current, _bucket_name(bucket.group, window, bucket.rate, bucket.value)))
-            args.append(period + EXPIRATION_FUDGE)
-            plans.append((limit, window))
-        if guard is not None:
-            keys.append(cache_key(current, guard[0]))
-            args.append(str(guard[1]))  # django-redis stores integers as their decimal text
-        counts = _counting.call(client, "EVAL", _COUNT_SCRIPT, len(keys), *keys, *args)
-    except Exception as exc:  # the cache is down: let the request through, say so in the log
-        _warn_cache_down(exc)
-        return [None]
-    if counts is None:
-        raise Stale()
-    now = int(time.time())
-    return [
-        {"count": count, "limit": limit, "should_limit": count > limit, "time_left": window - now}
-        for (limit, window), count in zip(plans, counts, strict=True)
-    ]
-
-
-def _warn_cache_down(exc: Exception | None) -> None:
+def _warn_cache_down(exc: Exception) -> None:
     global _last_warning
     now = time.monotonic()
     if now - _last_warning > 60:
         _last_warning = now
-        logger.warning(
-            "Rate limiter cache unavailable; failing open (%s)", type(exc).__name__ if exc else "no count"
-        )
+        logger.warning("Rate limiter cache unavailable; failing open (%s)", type(exc).__name__)
 
 
 def principal_rate() -> str:

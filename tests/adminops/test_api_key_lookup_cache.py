@@ -60,7 +60,7 @@ def test_it_rejects_a_key_changed_by_a_bulk_update(cached, change):
 def test_it_rejects_a_key_that_expires_while_cached(client_for, tenant):
     _key, raw = factories.make_api_key(tenant, ["*"], expires_at=timezone.now() + timedelta(seconds=1))
     client = client_for(raw, tenant)
-    assert_ok(client.get(URL))  # cached, and remembered by this process
+    assert_ok(client.get(URL))  # cached
     time.sleep(1.1)  # nothing was written: only the clock moved past its expiry
     assert_error(client.get(URL), 401, "UNAUTHORIZED")
 
@@ -96,7 +96,7 @@ def test_a_flushed_cache_starts_a_new_generation(cached):
     assert cache.get(authcache.GENERATION_KEY) is not None
 
 
-# ---- keys remembered by the process (one round trip fewer; confirmed in the rate limiter's call)
+# ---- a cached key through the whole request: counted once, refused at once, same checks
 
 
 def remaining(response) -> int:
@@ -104,15 +104,15 @@ def remaining(response) -> int:
     return int(response["X-RateLimit-Remaining"])
 
 
-def test_a_remembered_key_is_counted_once_when_other_keys_change(cached, tenant):
+def test_a_cached_key_is_counted_once_when_other_keys_change(cached, tenant):
     _key, client = cached
     before = remaining(client.get(URL))
-    factories.make_api_key(tenant, ["*"])  # a write to API keys: every remembered entry is unconfirmed
+    factories.make_api_key(tenant, ["*"])  # a write to API keys: every cached entry is stale
     assert remaining(client.get(URL)) == before - 1
     assert remaining(client.get(URL)) == before - 2
 
 
-def test_a_remembered_key_is_refused_at_once_after_a_bulk_revoke(cached):
+def test_a_cached_key_is_refused_at_once_after_a_bulk_revoke(cached):
     key, client = cached
     assert_ok(client.get(URL))
     before = remaining(client.get(URL))
@@ -122,13 +122,13 @@ def test_a_remembered_key_is_refused_at_once_after_a_bulk_revoke(cached):
     assert remaining(client.get(URL)) == before - 1  # the refused request was not counted
 
 
-def test_a_remembered_key_follows_a_new_address_allowlist(cached):
+def test_a_cached_key_follows_a_new_address_allowlist(cached):
     key, client = cached
     ApiKey.objects.filter(id=key.id).update(ip_whitelist=["10.9.9.9"])
     assert_error(client.get(URL), 403, "IP_NOT_ALLOWED")
 
 
-def test_a_remembered_key_still_belongs_to_its_own_tenant_only(cached, other_tenant):
+def test_a_cached_key_still_belongs_to_its_own_tenant_only(cached, other_tenant):
     _key, client = cached
     client.credentials(
         HTTP_AUTHORIZATION=client._credentials["HTTP_AUTHORIZATION"], HTTP_X_TENANTID=str(other_tenant.id)
@@ -136,11 +136,3 @@ def test_a_remembered_key_still_belongs_to_its_own_tenant_only(cached, other_ten
     response = client.get(URL)
     assert_error(response, 403, "FORBIDDEN")
     assert "X-RateLimit-Remaining" not in response
-
-
-def test_the_process_remembers_a_bounded_number_of_keys():
-    for n in range(authcache.REMEMBERED + 5):
-        authcache._remember(f"digest-{n}", 1, {"row": n})
-    assert len(authcache._remembered) <= authcache.REMEMBERED
-    assert authcache.remembered_lookup(f"digest-{authcache.REMEMBERED + 4}") is not None
-    assert authcache.remembered_lookup("digest-0") is None
