@@ -186,6 +186,7 @@ class AuditLogListApi(TenantAPIView):
 
     @extend_schema(
         operation_id="admin_audit_logs",
+        summary="List the tenant's audit log",
         parameters=[
             OpenApiParameter("tenantId", str, description="Super admins only: another tenant's log."),
             *[OpenApiParameter(name, str) for name in _TEXT_FILTERS],
@@ -248,6 +249,7 @@ class JobTriggerApi(TenantAPIView):
 
     @extend_schema(
         operation_id="admin_jobs_trigger",
+        summary="Trigger a background job",
         request=InputSerializer,
         responses={
             200: v1_envelope(
@@ -291,6 +293,7 @@ class JobStatsApi(TenantAPIView):
 
     @extend_schema(
         operation_id="admin_jobs_stats",
+        summary="Get a background job's statistics",
         responses={200: v1_envelope("JobStatsEnvelope", obj())},
         tags=["admin"],
     )

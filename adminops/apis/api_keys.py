@@ -81,7 +81,7 @@ def key_record(key: ApiKey) -> dict:
         "protocol": key.protocol or None,
         "ipWhitelist": list(key.ip_whitelist),
         "environment": key.environment,
-        "status": _status(key),
+        "status": svc.api_key_state(key),
         "expiresAt": iso_ms(key.expires_at),
         "lastUsedAt": iso_ms(key.last_used_at),
         "usageCount": key.usage_count,
@@ -93,14 +93,8 @@ def key_record(key: ApiKey) -> dict:
     }
 
 
-def _status(key: ApiKey) -> str:
-    if key.status == ApiKey.Status.ACTIVE and key.expires_at and key.expires_at <= timezone.now():
-        return ApiKey.Status.EXPIRED  # stops authenticating at once; the job updates the row later
-    return key.status
-
-
 def _rate_limit(key: ApiKey) -> dict:
-    per_minute = svc._limit()
+    per_minute = svc.per_minute_limit()
     return {
         "requestsPerMinute": per_minute,
         "requestsPerHour": per_minute * 60,
@@ -117,7 +111,7 @@ def key_detail(key: ApiKey) -> dict:
     return base | {
         "permissions": permissions_of(key.scopes),
         "rateLimit": _rate_limit(key),
-        "isExpired": _status(key) == ApiKey.Status.EXPIRED,
+        "isExpired": svc.api_key_state(key) == ApiKey.Status.EXPIRED,
         "daysUntilExpiration": days,
         "usage": {
             "totalRequests": key.usage_count,
@@ -427,6 +421,7 @@ class ApiKeyPublicValidateApi(PublicAPIView):
 
     @extend_schema(
         operation_id="api_key_validate_public",
+        summary="Validate an API key (no bearer)",
         request=_PublicValidateInput,
         responses={200: v1_envelope("ApiKeyPublicValidateEnvelope", VALIDATION_RESULT)},
         tags=["api-keys"],

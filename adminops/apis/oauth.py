@@ -341,6 +341,7 @@ class ServiceAccountCreateApi(TenantAPIView):
 
     @extend_schema(
         operation_id="service_account_create",
+        summary="Create a service account",
         request=None,
         responses={
             200: v1_envelope(
@@ -409,6 +410,7 @@ class OAuthTokenApi(PublicAPIView):
 
     @extend_schema(
         operation_id="oauth_token",
+        summary="Issue an access token (client credentials)",
         request={"application/x-www-form-urlencoded": FormSerializer},
         responses={
             200: record(
