@@ -24,14 +24,12 @@ from adminops.apis.fields import (
 )
 from adminops.audit import actor_of, client_ip
 from adminops.models import ApiKey
-from adminops.netaddr import is_ip
 from adminops.people import person, tenant_ref, user_person
 from adminops.scopes import permissions_of
 from adminops.selectors import api_key_get, api_key_list, path_id
 from adminops.services import api_keys as svc
 from adminops.usage import api_key_usage_flush, api_key_window_counts
 from config.api.envelopes import envelope
-from config.api.errors import value_error
 from config.api.ratelimit import Bucket, principal_rate, rate_limit_hit
 from config.api.schema import v1_envelope
 from config.api.timestamps import iso_ms
@@ -93,13 +91,12 @@ def key_record(key: ApiKey) -> dict:
     }
 
 
-def _rate_limit(key: ApiKey) -> dict:
+def _rate_limit() -> dict:
     per_minute = svc.per_minute_limit()
     return {
         "requestsPerMinute": per_minute,
         "requestsPerHour": per_minute * 60,
         "requestsPerDay": per_minute * 60 * 24,
-        "currentUsage": {"minuteCount": svc.minute_count(key), **api_key_window_counts(key.id)},
     }
 
 
@@ -110,7 +107,8 @@ def key_detail(key: ApiKey) -> dict:
     base.pop("lastUsedAt"), base.pop("usageCount")
     return base | {
         "permissions": permissions_of(key.scopes),
-        "rateLimit": _rate_limit(key),
+        "rateLimit": _rate_limit()
+        | {"currentUsage": {"minuteCount": svc.minute_count(key), **api_key_window_counts(key.id)}},
         "isExpired": svc.api_key_state(key) == ApiKey.Status.EXPIRED,
         "daysUntilExpiration": days,
         "usage": {
@@ -215,8 +213,6 @@ VALIDATION_RESULT = record(
 
 def _check(request, data: dict, tenant_id=None) -> dict:
     ip = data.get("clientIp")
-    if ip is not None and not is_ip(ip):
-        raise value_error("clientIp", "clientIp must be an IPv4 or IPv6 address.")
     result = svc.api_key_check(
         raw=data["apiKey"],
         client_ip=ip,
@@ -230,8 +226,6 @@ def _check(request, data: dict, tenant_id=None) -> dict:
             body |= {"clientIp": ip, "allowedRanges": list(result.key.ip_whitelist)}
         return body
     key = result.key
-    rate = _rate_limit(key)
-    rate.pop("currentUsage")
     return {
         "valid": True,
         "apiKey": {
@@ -242,7 +236,7 @@ def _check(request, data: dict, tenant_id=None) -> dict:
             "type": key.environment,
             "scopes": list(key.scopes),
             "permissions": permissions_of(key.scopes),
-            "rateLimit": rate,
+            "rateLimit": _rate_limit(),
             "ipRestrictions": {
                 "enabled": bool(key.ip_whitelist),
                 "allowedIps": list(key.ip_whitelist),

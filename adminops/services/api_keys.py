@@ -212,9 +212,11 @@ def api_key_check(
     *, raw: str, client_ip: str | None, scope: str | None, tenant_id=None, request_id: str = ""
 ) -> CheckResult:
     """Validate a raw key the way authentication would, and say why not (DESIGN section 13)."""
-    from adminops.netaddr import ip_allowed
+    from adminops.netaddr import ip_allowed, is_ip
     from adminops.selectors import api_key_find
 
+    if client_ip is not None and not is_ip(client_ip):
+        raise value_error("clientIp", "clientIp must be an IPv4 or IPv6 address.")
     key = api_key_find(raw)
     if key is None or (tenant_id is not None and key.tenant_id != tenant_id):
         return CheckResult(None, "INVALID_KEY", "The API key is not recognised.")
