@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from django.utils import timezone
-from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
     OpenApiParameter,
     extend_schema_field,
@@ -87,9 +86,6 @@ def strings(**kwargs) -> serializers.ListField:
 
 def when(**kwargs) -> serializers.CharField:
     return serializers.CharField(allow_null=True, help_text="ISO 8601 UTC with milliseconds", **kwargs)
-
-
-PERSON = OpenApiTypes.OBJECT
 
 
 def has_control(value) -> bool:
