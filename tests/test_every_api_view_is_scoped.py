@@ -5,6 +5,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, Spec
 
 from adminops import apis
 from adminops.apis.api_keys import ApiKeyPublicValidateApi
+from adminops.apis.base import TenantViewSet
 from adminops.apis.oauth import OAuthTokenApi
 from config.api import handlers
 from config.api.views import PublicAPIView, TenantAPIView
@@ -50,3 +51,12 @@ def test_public_views_are_listed_on_purpose():
     for view in routed:
         if view is not None and issubclass(view, PublicAPIView):
             assert view in PUBLIC_VIEWS, f"{view.__name__} is public but not listed in PUBLIC_VIEWS"
+
+
+def test_every_viewset_action_declares_the_access_it_needs():
+    for route, callback in iter_routes(get_resolver().url_patterns):
+        view = getattr(callback, "cls", None)
+        if view is None or not issubclass(view, TenantViewSet):
+            continue
+        missing = set(callback.actions.values()) - set(view.access)  # as_view() keeps the route's actions
+        assert not missing, f"{route} -> {view.__name__} declares no access for {sorted(missing)}"

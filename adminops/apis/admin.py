@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import re
 import uuid
-from datetime import datetime
+from datetime import UTC, datetime
 
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers
+from rest_framework.decorators import action
 
 from adminops.access import ADMIN_READ, ADMIN_WRITE, AUDIT_READ, SUPER_ADMIN_ONLY
-from adminops.apis.fields import has_control, obj, record, text, when
+from adminops.apis.base import TenantViewSet
+from adminops.apis.fields import PAGE_PARAMETERS, has_control, obj, page_envelope, record, text, when
 from adminops.audit import actor_of
 from adminops.jobs import JOB_SPECS, job_trigger
 from adminops.models import AuditEntry, Tenant
@@ -20,9 +22,9 @@ from adminops.services import tenants as svc
 from adminops.stats import job_stats, tenant_stats
 from adminops.tenancy import SUPER_ADMIN
 from config.api.envelopes import envelope
-from config.api.errors import Forbidden, InvalidParameter, ResourceNotFound
+from config.api.errors import Forbidden, InvalidParameter, ResourceNotFound, value_error
 from config.api.pagination import page_request, paginate
-from config.api.schema import PaginationSerializer, v1_envelope
+from config.api.schema import v1_envelope
 from config.api.timestamps import iso_ms
 from config.api.validation import validated
 from config.api.views import TenantAPIView
@@ -60,8 +62,16 @@ class TenantSettingsSerializer(serializers.Serializer):
         ref_name = "TenantSettings"
 
 
-class TenantDetailApi(TenantAPIView):
-    access = {"GET": ADMIN_READ, "PATCH": ADMIN_WRITE, "DELETE": SUPER_ADMIN_ONLY}
+@extend_schema(tags=["admin"])
+class AdminTenantViewSet(TenantViewSet):
+    # /api/v1/admin/tenants/{tenantId} and its /stats: the caller's own tenant, any for a super admin.
+    lookup_url_kwarg = "tenant_id"
+    access = {
+        "retrieve": ADMIN_READ,
+        "partial_update": ADMIN_WRITE,
+        "destroy": SUPER_ADMIN_ONLY,
+        "stats": ADMIN_READ,
+    }
 
     class PatchSerializer(serializers.Serializer):
         serverUrl = serializers.URLField(max_length=500, required=False, allow_blank=True)
@@ -71,36 +81,34 @@ class TenantDetailApi(TenantAPIView):
         class Meta:
             ref_name = "TenantUpdateInput"
 
-    def _tenant(self, tenant_id: str) -> Tenant:
+    def get_object(self) -> Tenant:
         return tenant_get(
             acting=self.tenant,
-            tenant_id=path_id(tenant_id, name="tenantId"),
+            tenant_id=path_id(self.kwargs["tenant_id"], name="tenantId"),
             super_admin=SUPER_ADMIN in self.ctx.roles,
         )
 
     @extend_schema(
         operation_id="admin_tenant_get",
+        summary="Get a tenant",
         responses={200: v1_envelope("TenantEnvelope", obj())},
-        tags=["admin"],
     )
-    def get(self, request, tenant_id: str):
-        return envelope(tenant_body(self._tenant(tenant_id)), message="Tenant retrieved.")
+    def retrieve(self, request, tenant_id: str):
+        return envelope(tenant_body(self.get_object()), message="Tenant retrieved.")
 
     @extend_schema(
         operation_id="admin_tenant_update",
+        summary="Update a tenant's settings",
         request=PatchSerializer,
         responses={200: v1_envelope("TenantUpdateEnvelope", obj())},
-        tags=["admin"],
     )
-    def patch(self, request, tenant_id: str):
-        tenant = self._tenant(tenant_id)
+    def partial_update(self, request, tenant_id: str):
+        tenant = self.get_object()
         data = validated(self.PatchSerializer, request.data, reject_unknown=True)
         changes = {k: v for k, v in data.items() if k != "settings"}
         if "settings" in data:
             raw = request.data["settings"]
             if len(str(raw)) > 16 * 1024 or has_control(raw):
-                from config.api.errors import value_error
-
                 raise value_error("settings", "settings: at most 16 KiB of JSON, no control characters.")
             changes["settings"] = raw  # replaced whole, unknown keys kept as sent
         tenant = svc.tenant_update(
@@ -119,31 +127,24 @@ class TenantDetailApi(TenantAPIView):
 
     @extend_schema(
         operation_id="admin_tenant_delete",
+        summary="Delete a tenant with all its data",
         responses={200: v1_envelope("TenantDeleteEnvelope", obj())},
-        tags=["admin"],
     )
-    def delete(self, request, tenant_id: str):
-        tenant = self._tenant(tenant_id)
-        result = svc.tenant_delete(tenant=tenant, actor=actor_of(request), request_id=request.request_id)
+    def destroy(self, request, tenant_id: str):
+        result = svc.tenant_delete(
+            tenant=self.get_object(), actor=actor_of(request), request_id=request.request_id
+        )
         body = result | {"status": "deleted", "deletedAt": iso_ms(result["deletedAt"])}
         return envelope(body, message="Tenant deleted with all its data.")
 
-
-class TenantStatsApi(TenantAPIView):
-    access = ADMIN_READ
-
     @extend_schema(
         operation_id="admin_tenant_stats",
+        summary="Get a tenant's statistics",
         responses={200: v1_envelope("TenantStatsEnvelope", obj())},
-        tags=["admin"],
     )
-    def get(self, request, tenant_id: str):
-        tenant = tenant_get(
-            acting=self.tenant,
-            tenant_id=path_id(tenant_id, name="tenantId"),
-            super_admin=SUPER_ADMIN in self.ctx.roles,
-        )
-        return envelope(tenant_stats(tenant=tenant), message="Tenant statistics.")
+    @action(detail=True, methods=["get"])
+    def stats(self, request, tenant_id: str):
+        return envelope(tenant_stats(tenant=self.get_object()), message="Tenant statistics.")
 
 
 class AuditLogEntrySerializer(serializers.Serializer):
@@ -185,20 +186,17 @@ class AuditLogListApi(TenantAPIView):
 
     @extend_schema(
         operation_id="admin_audit_logs",
+        summary="List the tenant's audit log",
         parameters=[
             OpenApiParameter("tenantId", str, description="Super admins only: another tenant's log."),
             *[OpenApiParameter(name, str) for name in _TEXT_FILTERS],
             OpenApiParameter("from", str, description="ISO 8601; entries at or after."),
             OpenApiParameter("to", str, description="ISO 8601; entries at or before."),
-            OpenApiParameter("limit", int),
-            OpenApiParameter("offset", int),
+            *PAGE_PARAMETERS,
         ],
         responses={
-            200: v1_envelope(
-                "AuditLogListEnvelope",
-                record(
-                    "AuditLogList", logs=AuditLogEntrySerializer(many=True), pagination=PaginationSerializer()
-                ),
+            200: page_envelope(
+                "AuditLogListEnvelope", "AuditLogList", "logs", AuditLogEntrySerializer(many=True)
             )
         },
         tags=["admin"],
@@ -236,8 +234,6 @@ def _moment(params, name: str) -> datetime | None:
             f"Invalid {name} parameter.", details={name: f"{name} must be an ISO 8601 time."}
         ) from None
     if value.tzinfo is None:
-        from datetime import UTC
-
         value = value.replace(tzinfo=UTC)
     return value
 
@@ -253,6 +249,7 @@ class JobTriggerApi(TenantAPIView):
 
     @extend_schema(
         operation_id="admin_jobs_trigger",
+        summary="Trigger a background job",
         request=InputSerializer,
         responses={
             200: v1_envelope(
@@ -296,6 +293,7 @@ class JobStatsApi(TenantAPIView):
 
     @extend_schema(
         operation_id="admin_jobs_stats",
+        summary="Get a background job's statistics",
         responses={200: v1_envelope("JobStatsEnvelope", obj())},
         tags=["admin"],
     )

@@ -7,12 +7,23 @@ from datetime import timedelta
 from django.utils import timezone
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers
+from rest_framework.decorators import action
 
 from adminops.access import ADMIN_READ, ADMIN_WRITE
-from adminops.apis.fields import ListOrCommaField, obj, record, strings, text, when
+from adminops.apis.base import TenantViewSet
+from adminops.apis.fields import (
+    PAGE_PARAMETERS,
+    ListOrCommaField,
+    obj,
+    page_envelope,
+    per_day,
+    record,
+    strings,
+    text,
+    when,
+)
 from adminops.audit import actor_of, client_ip
 from adminops.models import ApiKey
-from adminops.netaddr import is_ip
 from adminops.people import person, tenant_ref, user_person
 from adminops.scopes import permissions_of
 from adminops.selectors import api_key_get, api_key_list, path_id
@@ -20,13 +31,11 @@ from adminops.services import api_keys as svc
 from adminops.tenancy import tenant_id_from
 from adminops.usage import api_key_usage_flush, api_key_window_counts
 from config.api.envelopes import envelope
-from config.api.errors import value_error
-from config.api.pagination import page_request, paginate
 from config.api.ratelimit import Bucket, principal_rate, rate_limit_hit
-from config.api.schema import PaginationSerializer, v1_envelope
+from config.api.schema import v1_envelope
 from config.api.timestamps import iso_ms
 from config.api.validation import validated
-from config.api.views import PublicAPIView, TenantAPIView
+from config.api.views import PublicAPIView
 
 
 class ApiKeyRecordSerializer(serializers.Serializer):
@@ -71,7 +80,7 @@ def key_record(key: ApiKey) -> dict:
         "protocol": key.protocol or None,
         "ipWhitelist": list(key.ip_whitelist),
         "environment": key.environment,
-        "status": _status(key),
+        "status": svc.api_key_state(key),
         "expiresAt": iso_ms(key.expires_at),
         "lastUsedAt": iso_ms(key.last_used_at),
         "usageCount": key.usage_count,
@@ -83,33 +92,25 @@ def key_record(key: ApiKey) -> dict:
     }
 
 
-def _status(key: ApiKey) -> str:
-    if key.status == ApiKey.Status.ACTIVE and key.expires_at and key.expires_at <= timezone.now():
-        return ApiKey.Status.EXPIRED  # stops authenticating at once; the job updates the row later
-    return key.status
-
-
-def _rate_limit(key: ApiKey) -> dict:
-    per_minute = svc._limit()
+def _rate_limit() -> dict:
+    per_minute = svc.per_minute_limit()
     return {
         "requestsPerMinute": per_minute,
         "requestsPerHour": per_minute * 60,
         "requestsPerDay": per_minute * 60 * 24,
-        "currentUsage": {"minuteCount": svc.minute_count(key), **api_key_window_counts(key.id)},
     }
 
 
 def key_detail(key: ApiKey) -> dict:
-    now = timezone.now()
-    days = None if key.expires_at is None else max(0, (key.expires_at - now).days)
-    age_days = max(1, (now - (key.first_used_at or key.created_at)).days or 1)
+    days = None if key.expires_at is None else max(0, (key.expires_at - timezone.now()).days)
     base = key_record(key)
     audit = {k: base.pop(k) for k in ("createdAt", "createdBy", "updatedAt", "updatedBy")}
     base.pop("lastUsedAt"), base.pop("usageCount")
     return base | {
         "permissions": permissions_of(key.scopes),
-        "rateLimit": _rate_limit(key),
-        "isExpired": _status(key) == ApiKey.Status.EXPIRED,
+        "rateLimit": _rate_limit()
+        | {"currentUsage": {"minuteCount": svc.minute_count(key), **api_key_window_counts(key.id)}},
+        "isExpired": svc.api_key_state(key) == ApiKey.Status.EXPIRED,
         "daysUntilExpiration": days,
         "usage": {
             "totalRequests": key.usage_count,
@@ -118,114 +119,10 @@ def key_detail(key: ApiKey) -> dict:
             "lastUsedAt": iso_ms(key.last_used_at),
             "lastUsedFromIp": key.last_used_ip or None,
             "firstUsedAt": iso_ms(key.first_used_at),
-            "averageRequestsPerDay": round(key.usage_count / age_days, 2),
+            "averageRequestsPerDay": per_day(key.usage_count, key),
         },
         "audit": audit | {"lastRotatedAt": iso_ms(key.last_rotated_at), "rotationCount": key.rotation_count},
     }
-
-
-class ApiKeyListCreateApi(TenantAPIView):
-    access = {"GET": ADMIN_READ, "POST": ADMIN_WRITE}
-
-    class InputSerializer(serializers.Serializer):
-        name = serializers.CharField(max_length=255)
-        description = serializers.CharField(max_length=2000, required=False, allow_blank=True, default="")
-        scopes = ListOrCommaField()
-        protocol = serializers.ChoiceField(choices=["rest", "graphql"], required=False, allow_blank=True)
-        ipWhitelist = ListOrCommaField(required=False, default=list)
-        toolPatterns = ListOrCommaField(required=False, default=list)
-        environment = serializers.ChoiceField(choices=ApiKey.Environment.values)
-        expiresIn = serializers.IntegerField(min_value=1, max_value=3650, required=False, allow_null=True)
-
-        class Meta:
-            ref_name = "ApiKeyCreateInput"
-
-    @extend_schema(
-        operation_id="api_keys_list",
-        parameters=[OpenApiParameter("limit", int), OpenApiParameter("offset", int)],
-        responses={
-            200: v1_envelope(
-                "ApiKeyListEnvelope",
-                record(
-                    "ApiKeyList", apiKeys=ApiKeyRecordSerializer(many=True), pagination=PaginationSerializer()
-                ),
-            )
-        },
-        tags=["api-keys"],
-    )
-    def get(self, request):
-        keys, pagination = paginate(api_key_list(tenant=self.tenant), page_request(request))
-        return envelope({"apiKeys": [key_record(k) for k in keys], "pagination": pagination})
-
-    @extend_schema(
-        operation_id="api_keys_create",
-        request=InputSerializer,
-        responses={200: v1_envelope("ApiKeyCreateEnvelope", ApiKeyCreatedSerializer())},
-        tags=["api-keys"],
-    )
-    def post(self, request):
-        data = validated(self.InputSerializer, request.data)
-        rate_limit_hit([Bucket("api-key-create", str(self.tenant.id), "100/h")])
-        spec = svc.KeySpec(
-            name=data["name"],
-            scopes=data["scopes"],
-            environment=data["environment"],
-            description=data["description"],
-            protocol=data.get("protocol") or "",
-            ip_whitelist=tuple(data["ipWhitelist"]),
-            tool_patterns=tuple(data["toolPatterns"]),
-            expires_in_days=data.get("expiresIn"),
-        )
-        key, raw = svc.api_key_issue(
-            tenant=self.tenant,
-            spec=spec,
-            actor=actor_of(request),
-            user=_user(request),
-            request_id=request.request_id,
-        )
-        body = key_record(key)
-        for hidden in ("lastUsedAt", "usageCount", "updatedAt", "updatedBy"):
-            body.pop(hidden)
-        return envelope(
-            {**body, "apiKey": raw}, message="API key created. Store the key now: it is not shown again."
-        )
-
-
-def _user(request):
-    principal = request.auth
-    return principal.obj if principal is not None and principal.is_user else None
-
-
-class ApiKeyDetailApi(TenantAPIView):
-    access = {"GET": ADMIN_READ, "DELETE": ADMIN_WRITE}
-
-    @extend_schema(
-        operation_id="api_keys_get",
-        responses={200: v1_envelope("ApiKeyDetailEnvelope", obj())},
-        tags=["api-keys"],
-    )
-    def get(self, request, key_id: str):
-        key = api_key_get(tenant=self.tenant, key_id=path_id(key_id, name="keyId"))
-        api_key_usage_flush(key)
-        return envelope(key_detail(key), message="API key retrieved.")
-
-    @extend_schema(
-        operation_id="api_keys_revoke",
-        parameters=[OpenApiParameter("permanent", bool, description="Delete the key's row for good.")],
-        responses={200: v1_envelope("ApiKeyRevokeEnvelope", obj())},
-        tags=["api-keys"],
-    )
-    def delete(self, request, key_id: str):
-        permanent = _flag(request.query_params.get("permanent"), "permanent")
-        key = api_key_get(tenant=self.tenant, key_id=path_id(key_id, name="keyId"))
-        outcome = svc.api_key_revoke(
-            tenant=self.tenant,
-            key=key,
-            permanent=permanent,
-            actor=actor_of(request),
-            request_id=request.request_id,
-        )
-        return envelope(_revoked(outcome, actor_of(request)), message="API key revoked.")
 
 
 def _flag(raw: str | None, name: str) -> bool:
@@ -257,38 +154,6 @@ def _revoked(outcome: dict, actor: dict) -> dict:
         "retentionDays": svc.API_KEY_RETENTION_DAYS,
         "permanentDeletionDate": iso_ms(deletion),
     }
-
-
-class ApiKeyRotateApi(TenantAPIView):
-    access = ADMIN_WRITE
-
-    class InputSerializer(serializers.Serializer):
-        gracePeriodMinutes = serializers.IntegerField(min_value=0, max_value=10080, required=False, default=0)
-        expiresIn = serializers.IntegerField(min_value=1, max_value=3650, required=False, allow_null=True)
-
-        class Meta:
-            ref_name = "ApiKeyRotateInput"
-
-    @extend_schema(
-        operation_id="api_keys_rotate",
-        request=InputSerializer,
-        responses={200: v1_envelope("ApiKeyRotateEnvelope", obj())},
-        tags=["api-keys"],
-    )
-    def post(self, request, key_id: str):
-        key = api_key_get(tenant=self.tenant, key_id=path_id(key_id, name="keyId"))
-        data = validated(self.InputSerializer, request.data or {})
-        rate_limit_hit([Bucket("api-key-rotate", str(key.id), "10/h")])
-        rotation = svc.api_key_rotate(
-            tenant=self.tenant,
-            key=key,
-            grace_minutes=data["gracePeriodMinutes"],
-            expires_in_days=data.get("expiresIn"),
-            actor=actor_of(request),
-            user=_user(request),
-            request_id=request.request_id,
-        )
-        return envelope(_rotated(rotation, actor_of(request)), message=_rotation_message(rotation))
 
 
 def _rotation_message(rotation: svc.Rotation) -> str:
@@ -349,8 +214,6 @@ VALIDATION_RESULT = record(
 
 def _check(request, data: dict, tenant_id=None) -> dict:
     ip = data.get("clientIp")
-    if ip is not None and not is_ip(ip):
-        raise value_error("clientIp", "clientIp must be an IPv4 or IPv6 address.")
     result = svc.api_key_check(
         raw=data["apiKey"],
         client_ip=ip,
@@ -364,8 +227,6 @@ def _check(request, data: dict, tenant_id=None) -> dict:
             body |= {"clientIp": ip, "allowedRanges": list(result.key.ip_whitelist)}
         return body
     key = result.key
-    rate = _rate_limit(key)
-    rate.pop("currentUsage")
     return {
         "valid": True,
         "apiKey": {
@@ -376,7 +237,7 @@ def _check(request, data: dict, tenant_id=None) -> dict:
             "type": key.environment,
             "scopes": list(key.scopes),
             "permissions": permissions_of(key.scopes),
-            "rateLimit": rate,
+            "rateLimit": _rate_limit(),
             "ipRestrictions": {
                 "enabled": bool(key.ip_whitelist),
                 "allowedIps": list(key.ip_whitelist),
@@ -394,19 +255,152 @@ def _validate_rate_limit(request) -> None:
     rate_limit_hit([Bucket("api-key-validate", client_ip(request) or "-", principal_rate())])
 
 
-class ApiKeyValidateApi(TenantAPIView):
-    """POST /api/v1/api-keys/{keyId}/validate: an admin checks one of the tenant's keys."""
+def _user(request):
+    principal = request.auth
+    return principal.obj if principal is not None and principal.is_user else None
 
-    access = ADMIN_READ
+
+@extend_schema(tags=["api-keys"])
+class ApiKeyViewSet(TenantViewSet):
+    # /api/v1/api-keys: list and create; /api/v1/api-keys/{keyId}: get, revoke, rotate, validate.
+    lookup_url_kwarg = "key_id"
+    access = {
+        "list": ADMIN_READ,
+        "create": ADMIN_WRITE,
+        "retrieve": ADMIN_READ,
+        "destroy": ADMIN_WRITE,
+        "rotate": ADMIN_WRITE,
+        "validate": ADMIN_READ,
+    }
+
+    class InputSerializer(serializers.Serializer):
+        name = serializers.CharField(max_length=255)
+        description = serializers.CharField(max_length=2000, required=False, allow_blank=True, default="")
+        scopes = ListOrCommaField()
+        protocol = serializers.ChoiceField(choices=["rest", "graphql"], required=False, allow_blank=True)
+        ipWhitelist = ListOrCommaField(required=False, default=list)
+        toolPatterns = ListOrCommaField(required=False, default=list)
+        environment = serializers.ChoiceField(choices=ApiKey.Environment.values)
+        expiresIn = serializers.IntegerField(min_value=1, max_value=3650, required=False, allow_null=True)
+
+        class Meta:
+            ref_name = "ApiKeyCreateInput"
+
+    class RotateSerializer(serializers.Serializer):
+        gracePeriodMinutes = serializers.IntegerField(min_value=0, max_value=10080, required=False, default=0)
+        expiresIn = serializers.IntegerField(min_value=1, max_value=3650, required=False, allow_null=True)
+
+        class Meta:
+            ref_name = "ApiKeyRotateInput"
+
+    def get_object(self) -> ApiKey:
+        return api_key_get(tenant=self.tenant, key_id=path_id(self.kwargs["key_id"], name="keyId"))
+
+    @extend_schema(
+        operation_id="api_keys_list",
+        summary="List the tenant's API keys",
+        parameters=PAGE_PARAMETERS,
+        responses={
+            200: page_envelope(
+                "ApiKeyListEnvelope", "ApiKeyList", "apiKeys", ApiKeyRecordSerializer(many=True)
+            )
+        },
+    )
+    def list(self, request):
+        return self.page(api_key_list(tenant=self.tenant), "apiKeys", key_record)
+
+    @extend_schema(
+        operation_id="api_keys_create",
+        summary="Create an API key",
+        request=InputSerializer,
+        responses={200: v1_envelope("ApiKeyCreateEnvelope", ApiKeyCreatedSerializer())},
+    )
+    def create(self, request):
+        data = validated(self.InputSerializer, request.data)
+        rate_limit_hit([Bucket("api-key-create", str(self.tenant.id), "100/h")])
+        spec = svc.KeySpec(
+            name=data["name"],
+            scopes=data["scopes"],
+            environment=data["environment"],
+            description=data["description"],
+            protocol=data.get("protocol") or "",
+            ip_whitelist=tuple(data["ipWhitelist"]),
+            tool_patterns=tuple(data["toolPatterns"]),
+            expires_in_days=data.get("expiresIn"),
+        )
+        key, raw = svc.api_key_issue(
+            tenant=self.tenant,
+            spec=spec,
+            actor=actor_of(request),
+            user=_user(request),
+            request_id=request.request_id,
+        )
+        body = key_record(key)
+        for hidden in ("lastUsedAt", "usageCount", "updatedAt", "updatedBy"):
+            body.pop(hidden)
+        return envelope(
+            {**body, "apiKey": raw}, message="API key created. Store the key now: it is not shown again."
+        )
+
+    @extend_schema(
+        operation_id="api_keys_get",
+        summary="Get an API key with its usage",
+        responses={200: v1_envelope("ApiKeyDetailEnvelope", obj())},
+    )
+    def retrieve(self, request, key_id: str):
+        key = self.get_object()
+        api_key_usage_flush(key)
+        return envelope(key_detail(key), message="API key retrieved.")
+
+    @extend_schema(
+        operation_id="api_keys_revoke",
+        summary="Revoke or delete an API key",
+        parameters=[OpenApiParameter("permanent", bool, description="Delete the key's row for good.")],
+        responses={200: v1_envelope("ApiKeyRevokeEnvelope", obj())},
+    )
+    def destroy(self, request, key_id: str):
+        permanent = _flag(request.query_params.get("permanent"), "permanent")
+        outcome = svc.api_key_revoke(
+            tenant=self.tenant,
+            key=self.get_object(),
+            permanent=permanent,
+            actor=actor_of(request),
+            request_id=request.request_id,
+        )
+        return envelope(_revoked(outcome, actor_of(request)), message="API key revoked.")
+
+    @extend_schema(
+        operation_id="api_keys_rotate",
+        summary="Rotate an API key",
+        request=RotateSerializer,
+        responses={200: v1_envelope("ApiKeyRotateEnvelope", obj())},
+    )
+    @action(detail=True, methods=["post"])
+    def rotate(self, request, key_id: str):
+        key = self.get_object()
+        data = validated(self.RotateSerializer, request.data or {})
+        rate_limit_hit([Bucket("api-key-rotate", str(key.id), "10/h")])
+        rotation = svc.api_key_rotate(
+            tenant=self.tenant,
+            key=key,
+            grace_minutes=data["gracePeriodMinutes"],
+            expires_in_days=data.get("expiresIn"),
+            actor=actor_of(request),
+            user=_user(request),
+            request_id=request.request_id,
+        )
+        return envelope(_rotated(rotation, actor_of(request)), message=_rotation_message(rotation))
 
     @extend_schema(
         operation_id="api_keys_validate",
+        summary="Validate a key as this API key",
         request=_ValidateInput,
         responses={200: v1_envelope("ApiKeyValidateEnvelope", VALIDATION_RESULT)},
-        tags=["api-keys"],
     )
-    def post(self, request, key_id: str):
-        key = api_key_get(tenant=self.tenant, key_id=path_id(key_id, name="keyId"))
+    @action(detail=True, methods=["post"])
+    def validate(self, request, key_id: str):
+        """POST /api/v1/api-keys/{keyId}/validate: an admin checks one of the tenant's keys."""
+        key = self.get_object()
         data = validated(_ValidateInput, request.data)
         _validate_rate_limit(request)
         body = _check(request, data, tenant_id=self.tenant.id)
@@ -420,6 +414,7 @@ class ApiKeyPublicValidateApi(PublicAPIView):
 
     @extend_schema(
         operation_id="api_key_validate_public",
+        summary="Validate an API key (no bearer)",
         request=_PublicValidateInput,
         responses={200: v1_envelope("ApiKeyPublicValidateEnvelope", VALIDATION_RESULT)},
         tags=["api-keys"],

@@ -1,12 +1,18 @@
-"""Serializer fields and schema helpers shared by the adminops endpoints."""
+"""Serializer fields, schema helpers and output helpers shared by the adminops endpoints."""
 
 from __future__ import annotations
 
-from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import extend_schema_field, inline_serializer
+from django.utils import timezone
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    extend_schema_field,
+    extend_schema_serializer,
+    inline_serializer,
+)
 from rest_framework import serializers
 
 from adminops.scopes import split_list
+from config.api.schema import PaginationSerializer, v1_envelope
 
 
 @extend_schema_field({"oneOf": [{"type": "array", "items": {"type": "string"}}, {"type": "string"}]})
@@ -47,6 +53,25 @@ def record(component: str, **fields) -> serializers.Serializer:
     return inline_serializer(name=component, fields=fields)
 
 
+PAGE_PARAMETERS = [OpenApiParameter("limit", int), OpenApiParameter("offset", int)]
+
+
+def page_envelope(
+    envelope: str, page: str, name: str, items: serializers.Serializer
+) -> serializers.Serializer:
+    """The /api/v1 body of a list, `data: {name: [...], pagination}`: one object, which
+    drf-spectacular would otherwise show as an array of them for a viewset's `list`."""
+    body = v1_envelope(envelope, record(page, **{name: items, "pagination": PaginationSerializer()}))
+    extend_schema_serializer(many=False)(type(body))
+    return body
+
+
+def per_day(count: int, used) -> float:
+    """`count` a day since `used` (a key or client) was first used, or created; at least a day."""
+    since = used.first_used_at or used.created_at
+    return round(count / max(1, (timezone.now() - since).days), 2)
+
+
 def obj(**kwargs) -> serializers.DictField:
     return serializers.DictField(**kwargs)
 
@@ -61,9 +86,6 @@ def strings(**kwargs) -> serializers.ListField:
 
 def when(**kwargs) -> serializers.CharField:
     return serializers.CharField(allow_null=True, help_text="ISO 8601 UTC with milliseconds", **kwargs)
-
-
-PERSON = OpenApiTypes.OBJECT
 
 
 def has_control(value) -> bool:

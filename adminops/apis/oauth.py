@@ -8,14 +8,26 @@ from urllib.parse import unquote
 
 from django.conf import settings
 from django.utils import timezone
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
+from rest_framework.decorators import action
 from rest_framework.exceptions import APIException
 from rest_framework.parsers import FormParser
 from rest_framework.response import Response
 
 from adminops.access import ADMIN_READ, ADMIN_WRITE
-from adminops.apis.fields import has_control, obj, record, strings, text, when
+from adminops.apis.base import TenantViewSet
+from adminops.apis.fields import (
+    PAGE_PARAMETERS,
+    has_control,
+    obj,
+    page_envelope,
+    per_day,
+    record,
+    strings,
+    text,
+    when,
+)
 from adminops.audit import actor_of, client_ip
 from adminops.models import OAuthClient
 from adminops.people import tenant_ref
@@ -24,10 +36,9 @@ from adminops.selectors import oauth_client_get, oauth_client_list, path_id
 from adminops.services import oauth as svc
 from config.api.envelopes import envelope
 from config.api.errors import ApiError
-from config.api.pagination import page_request, paginate
 from config.api.parsers import read_limited
 from config.api.ratelimit import Bucket, rate_limit_hit
-from config.api.schema import PaginationSerializer, v1_envelope
+from config.api.schema import v1_envelope
 from config.api.timestamps import iso_ms
 from config.api.validation import validated
 from config.api.views import PublicAPIView, TenantAPIView
@@ -102,8 +113,6 @@ def _pkce(client: OAuthClient) -> bool:
 
 
 def client_detail(client: OAuthClient) -> dict:
-    now = timezone.now()
-    age_days = max(1, (now - (client.first_used_at or client.created_at)).days or 1)
     base = client_record(client)
     created = {"createdAt": base.pop("createdAt"), "createdBy": base.pop("createdBy")}
     return base | {
@@ -125,11 +134,11 @@ def client_detail(client: OAuthClient) -> dict:
             "totalTokenRequests": client.token_requests,
             "successfulTokenRequests": client.successful_token_requests,
             "failedTokenRequests": client.failed_token_requests,
-            "activeTokenCount": client.tokens.filter(expires_at__gt=now).count(),
+            "activeTokenCount": client.tokens.filter(expires_at__gt=timezone.now()).count(),
             "lastUsedAt": iso_ms(client.last_used_at),
             "lastUsedFromIp": client.last_used_ip or None,
             "firstUsedAt": iso_ms(client.first_used_at),
-            "averageRequestsPerDay": round(client.token_requests / age_days, 2),
+            "averageRequestsPerDay": per_day(client.token_requests, client),
         },
         "audit": created
         | {
@@ -150,8 +159,19 @@ def _scope_list(**kwargs):
     return serializers.ListField(child=serializers.CharField(max_length=200), max_length=100, **kwargs)
 
 
-class OAuthClientListCreateApi(TenantAPIView):
-    access = {"GET": ADMIN_READ, "POST": ADMIN_WRITE}
+@extend_schema(tags=["oauth-clients"])
+class OAuthClientViewSet(TenantViewSet):
+    # /api/v1/oauth-clients: list and create; /api/v1/oauth-clients/{clientId}: get, update, delete,
+    # rotate-secret. The path id is the record's `id`, bare or as `client-<uuid>`.
+    lookup_url_kwarg = "client_id"
+    access = {
+        "list": ADMIN_READ,
+        "create": ADMIN_WRITE,
+        "retrieve": ADMIN_READ,
+        "partial_update": ADMIN_WRITE,
+        "destroy": ADMIN_WRITE,
+        "rotate_secret": ADMIN_WRITE,
+    }
 
     class InputSerializer(serializers.Serializer):
         name = serializers.CharField(max_length=255)
@@ -167,32 +187,51 @@ class OAuthClientListCreateApi(TenantAPIView):
         class Meta:
             ref_name = "OAuthClientCreateInput"
 
+    class PatchSerializer(serializers.Serializer):
+        name = serializers.CharField(max_length=255, required=False)
+        description = serializers.CharField(max_length=2000, required=False, allow_blank=True)
+        clientType = serializers.ChoiceField(choices=OAuthClient.ClientType.values, required=False)
+        redirectUris = _uri_list(required=False, allow_empty=True)
+        grantTypes = _scope_list(required=False)
+        scopes = _scope_list(required=False)
+        allowedOrigins = _uri_list(required=False)
+        ipWhitelist = _scope_list(required=False)
+        toolPatterns = _scope_list(required=False)
+        status = serializers.ChoiceField(choices=["active", "inactive"], required=False)
+
+        class Meta:
+            ref_name = "OAuthClientUpdateInput"
+
+    def get_object(self, *, include_deleted: bool = True) -> OAuthClient:
+        return oauth_client_get(
+            tenant=self.tenant,
+            client_id=path_id(self.kwargs["client_id"], name="clientId", prefix=CLIENT_PATH_PREFIX),
+            include_deleted=include_deleted,
+        )
+
     @extend_schema(
         operation_id="oauth_clients_list",
-        parameters=[OpenApiParameter("limit", int), OpenApiParameter("offset", int)],
+        summary="List the tenant's OAuth clients",
+        parameters=PAGE_PARAMETERS,
         responses={
-            200: v1_envelope(
+            200: page_envelope(
                 "OAuthClientListEnvelope",
-                record(
-                    "OAuthClientList",
-                    clients=OAuthClientRecordSerializer(many=True),
-                    pagination=PaginationSerializer(),
-                ),
+                "OAuthClientList",
+                "clients",
+                OAuthClientRecordSerializer(many=True),
             )
         },
-        tags=["oauth-clients"],
     )
-    def get(self, request):
-        clients, pagination = paginate(oauth_client_list(tenant=self.tenant), page_request(request))
-        return envelope({"clients": [client_record(c) for c in clients], "pagination": pagination})
+    def list(self, request):
+        return self.page(oauth_client_list(tenant=self.tenant), "clients", client_record)
 
     @extend_schema(
         operation_id="oauth_clients_create",
+        summary="Create an OAuth client",
         request=InputSerializer,
         responses={200: v1_envelope("OAuthClientCreateEnvelope", OAuthClientCreatedSerializer())},
-        tags=["oauth-clients"],
     )
-    def post(self, request):
+    def create(self, request):
         data = validated(self.InputSerializer, request.data)
         spec = svc.ClientSpec(
             name=data["name"],
@@ -215,48 +254,22 @@ class OAuthClientListCreateApi(TenantAPIView):
         }
         return envelope(body, message="OAuth client created. Store the secret now: it is not shown again.")
 
-
-class OAuthClientDetailApi(TenantAPIView):
-    access = {"GET": ADMIN_READ, "PATCH": ADMIN_WRITE, "DELETE": ADMIN_WRITE}
-
-    class PatchSerializer(serializers.Serializer):
-        name = serializers.CharField(max_length=255, required=False)
-        description = serializers.CharField(max_length=2000, required=False, allow_blank=True)
-        clientType = serializers.ChoiceField(choices=OAuthClient.ClientType.values, required=False)
-        redirectUris = _uri_list(required=False, allow_empty=True)
-        grantTypes = _scope_list(required=False)
-        scopes = _scope_list(required=False)
-        allowedOrigins = _uri_list(required=False)
-        ipWhitelist = _scope_list(required=False)
-        toolPatterns = _scope_list(required=False)
-        status = serializers.ChoiceField(choices=["active", "inactive"], required=False)
-
-        class Meta:
-            ref_name = "OAuthClientUpdateInput"
-
-    def _client(self, client_id: str, **kwargs) -> OAuthClient:
-        return oauth_client_get(
-            tenant=self.tenant,
-            client_id=path_id(client_id, name="clientId", prefix=CLIENT_PATH_PREFIX),
-            **kwargs,
-        )
-
     @extend_schema(
         operation_id="oauth_clients_get",
+        summary="Get an OAuth client with its settings and usage",
         responses={200: v1_envelope("OAuthClientDetailEnvelope", obj())},
-        tags=["oauth-clients"],
     )
-    def get(self, request, client_id: str):
-        return envelope(client_detail(self._client(client_id)), message="OAuth client retrieved.")
+    def retrieve(self, request, client_id: str):
+        return envelope(client_detail(self.get_object()), message="OAuth client retrieved.")
 
     @extend_schema(
         operation_id="oauth_clients_update",
+        summary="Update an OAuth client",
         request=PatchSerializer,
         responses={200: v1_envelope("OAuthClientUpdateEnvelope", obj())},
-        tags=["oauth-clients"],
     )
-    def patch(self, request, client_id: str):
-        client = self._client(client_id, include_deleted=False)
+    def partial_update(self, request, client_id: str):
+        client = self.get_object(include_deleted=False)
         data = validated(self.PatchSerializer, request.data, reject_unknown=True)
         client, diff = svc.oauth_client_update(
             tenant=self.tenant,
@@ -274,13 +287,16 @@ class OAuthClientDetailApi(TenantAPIView):
 
     @extend_schema(
         operation_id="oauth_clients_delete",
+        summary="Delete an OAuth client and revoke its tokens",
         responses={200: v1_envelope("OAuthClientDeleteEnvelope", obj())},
-        tags=["oauth-clients"],
     )
-    def delete(self, request, client_id: str):
-        client = self._client(client_id)
+    def destroy(self, request, client_id: str):
+        client = self.get_object()
         client, revoked, previous = svc.oauth_client_delete(
-            tenant=self.tenant, client=client, actor=actor_of(request), request_id=request.request_id
+            tenant=self.tenant,
+            client=self.get_object(),
+            actor=actor_of(request),
+            request_id=request.request_id,
         )
         body = {
             "id": str(client.id),
@@ -295,22 +311,20 @@ class OAuthClientDetailApi(TenantAPIView):
         }
         return envelope(body, message="OAuth client deleted; its tokens were revoked.")
 
-
-class OAuthClientRotateSecretApi(TenantAPIView):
-    access = ADMIN_WRITE
-
     @extend_schema(
         operation_id="oauth_clients_rotate_secret",
+        summary="Rotate an OAuth client's secret",
         request=None,
         responses={200: v1_envelope("OAuthClientRotateSecretEnvelope", obj())},
-        tags=["oauth-clients"],
     )
-    def post(self, request, client_id: str):
-        client = oauth_client_get(
-            tenant=self.tenant, client_id=path_id(client_id, name="clientId", prefix=CLIENT_PATH_PREFIX)
-        )
+    @action(detail=True, methods=["post"], url_path="rotate-secret")
+    def rotate_secret(self, request, client_id: str):
+        client = self.get_object()
         client, secret = svc.oauth_client_rotate_secret(
-            tenant=self.tenant, client=client, actor=actor_of(request), request_id=request.request_id
+            tenant=self.tenant,
+            client=self.get_object(),
+            actor=actor_of(request),
+            request_id=request.request_id,
         )
         body = {
             "id": str(client.id),
@@ -327,6 +341,7 @@ class ServiceAccountCreateApi(TenantAPIView):
 
     @extend_schema(
         operation_id="service_account_create",
+        summary="Create a service account",
         request=None,
         responses={
             200: v1_envelope(
@@ -395,6 +410,7 @@ class OAuthTokenApi(PublicAPIView):
 
     @extend_schema(
         operation_id="oauth_token",
+        summary="Issue an access token (client credentials)",
         request={"application/x-www-form-urlencoded": FormSerializer},
         responses={
             200: record(

@@ -37,10 +37,10 @@ def api_key_issue(
     *, tenant: Tenant, spec: KeySpec, actor: dict, user: User | None, request_id: str
 ) -> tuple[ApiKey, str]:
     """Validate and create a key; the raw key is returned this once."""
-    _check_scopes(spec.scopes)
-    bad = network_errors(list(spec.ip_whitelist))
-    if bad:
-        raise value_error("ipWhitelist", f"Not an IP address or CIDR range: {', '.join(bad)}.")
+    if not spec.scopes:
+        raise value_error("scopes", f"At least one scope is required; valid scopes: {', '.join(SCOPES)}.")
+    scopes_check(spec.scopes)
+    ip_whitelist_check(list(spec.ip_whitelist))
     if tenant.api_keys.filter(name=spec.name).exists():
         raise _duplicate(spec.name)
     expires_at = timezone.now() + timedelta(days=spec.expires_in_days) if spec.expires_in_days else None
@@ -67,14 +67,20 @@ def _duplicate(name: str) -> Conflict:
     return Conflict(f"An API key named {name!r} already exists.", code="API_KEY_NAME_EXISTS")
 
 
-def _check_scopes(scopes: list[str]) -> None:
-    if not scopes:
-        raise value_error("scopes", f"At least one scope is required; valid scopes: {', '.join(SCOPES)}.")
+def scopes_check(scopes: list[str]) -> None:
+    """422 for a scope this service does not know (API keys and OAuth clients)."""
     unknown = unknown_scopes(scopes)
     if unknown:
         raise value_error(
             "scopes", f"Unknown scope(s): {', '.join(unknown)}; valid scopes: {', '.join(SCOPES)}."
         )
+
+
+def ip_whitelist_check(entries: list[str]) -> None:
+    """422 for an entry that is neither an IP address nor a CIDR range."""
+    bad = network_errors(entries)
+    if bad:
+        raise value_error("ipWhitelist", f"Not an IP address or CIDR range: {', '.join(bad)}.")
 
 
 @dataclass(frozen=True)
@@ -101,7 +107,8 @@ def api_key_rotate(
         key = ApiKey.objects.select_for_update().get(id=key.id, tenant=tenant)
         if not key.usable_at(now):
             raise Conflict(
-                f"Only an active key can be rotated; this key is {_state(key, now)}.", code="KEY_INACTIVE"
+                f"Only an active key can be rotated; this key is {api_key_state(key, now)}.",
+                code="KEY_INACTIVE",
             )
         previous_prefix = key.prefix
         key.previous_key_hash = key.key_hash if grace_minutes else ""
@@ -129,9 +136,12 @@ def api_key_rotate(
     return Rotation(key, raw, previous_prefix, grace_minutes)
 
 
-def _state(key: ApiKey, now) -> str:
+def api_key_state(key: ApiKey, now=None) -> str:
+    """The key's status as callers see it: an active key past its expiry is `expired` at once
+    (the expiry job updates the row later)."""
+    now = now or timezone.now()
     if key.status == ApiKey.Status.ACTIVE and key.expires_at is not None and key.expires_at <= now:
-        return "expired"
+        return ApiKey.Status.EXPIRED
     return key.status
 
 
@@ -140,7 +150,7 @@ def api_key_revoke(*, tenant: Tenant, key: ApiKey, permanent: bool, actor: dict,
     now = timezone.now()
     with transaction.atomic():
         key = ApiKey.objects.select_for_update().get(id=key.id, tenant=tenant)
-        previous = _state(key, now)
+        previous = api_key_state(key, now)
         resource = {"type": "api_key", "id": str(key.id), "name": key.name}
         if permanent:
             audit_record(
@@ -202,9 +212,11 @@ def api_key_check(
     *, raw: str, client_ip: str | None, scope: str | None, tenant_id=None, request_id: str = ""
 ) -> CheckResult:
     """Validate a raw key the way authentication would, and say why not (DESIGN section 13)."""
-    from adminops.netaddr import ip_allowed
+    from adminops.netaddr import ip_allowed, is_ip
     from adminops.selectors import api_key_find
 
+    if client_ip is not None and not is_ip(client_ip):
+        raise value_error("clientIp", "clientIp must be an IPv4 or IPv6 address.")
     key = api_key_find(raw)
     if key is None or (tenant_id is not None and key.tenant_id != tenant_id):
         return CheckResult(None, "INVALID_KEY", "The API key is not recognised.")
@@ -224,7 +236,7 @@ def api_key_check(
 
 def _first_problem(key: ApiKey, client_ip, scope, ip_allowed) -> tuple[str | None, str]:
     now = timezone.now()
-    state = _state(key, now)
+    state = api_key_state(key, now)
     if state == ApiKey.Status.REVOKED:
         return "KEY_REVOKED", "The API key was revoked."
     if state == ApiKey.Status.EXPIRED:
@@ -237,7 +249,7 @@ def _first_problem(key: ApiKey, client_ip, scope, ip_allowed) -> tuple[str | Non
         return "IP_NOT_ALLOWED", "The client address is not in the key's allow-list."
     if unknown_scopes(key.scopes) or (scope and not _grants(key, scope)):
         return "SCOPE_INVALID", "The key does not carry the requested scope."
-    if minute_count(key) >= _limit():
+    if minute_count(key) >= per_minute_limit():
         return "RATE_LIMIT_EXCEEDED", "The key has used its requests for this minute."
     return None, "The API key is valid."
 
@@ -248,7 +260,8 @@ def _grants(key: ApiKey, scope: str) -> bool:
     return Principal.of_api_key(key).has_scope(scope)
 
 
-def _limit() -> int:
+def per_minute_limit() -> int:
+    """Requests a key may make a minute: the count of the principal rate ("600/m")."""
     from config.api.ratelimit import principal_rate, rate_parse
 
     return rate_parse(principal_rate())[0]

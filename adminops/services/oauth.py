@@ -19,10 +19,11 @@ from adminops.keys import (
     random_token,
 )
 from adminops.models import OAuthAccessToken, OAuthClient, ServiceAccount, Tenant
-from adminops.netaddr import ip_allowed, network_errors
+from adminops.netaddr import ip_allowed
 from adminops.people import person
-from adminops.scopes import DEFAULT_SERVICE_PERMISSIONS, SCOPES, service_scopes, unknown_scopes
-from config.api.errors import Conflict, value_error
+from adminops.scopes import DEFAULT_SERVICE_PERMISSIONS, service_scopes
+from adminops.services.api_keys import ip_whitelist_check, scopes_check
+from config.api.errors import Conflict, ResourceNotFound, value_error
 
 ACCESS_TOKEN_LIFETIME = 3600  # seconds (named-endpoints 5: the documented default)
 GRANT_TYPES = ("client_credentials", "authorization_code", "refresh_token")
@@ -64,14 +65,8 @@ def _check_client(spec: ClientSpec) -> None:
         parts = urlsplit(origin)
         if parts.scheme not in ("http", "https") or not parts.hostname or parts.path not in ("", "/"):
             raise value_error(("allowedOrigins", index), "An origin is scheme://host[:port].")
-    unknown = unknown_scopes(spec.scopes)
-    if unknown:
-        raise value_error(
-            "scopes", f"Unknown scope(s): {', '.join(unknown)}; valid scopes: {', '.join(SCOPES)}."
-        )
-    bad = network_errors(spec.ip_whitelist)
-    if bad:
-        raise value_error("ipWhitelist", f"Not an IP address or CIDR range: {', '.join(bad)}.")
+    scopes_check(spec.scopes)
+    ip_whitelist_check(spec.ip_whitelist)
 
 
 def _redirect_problem(uri: str) -> str | None:
@@ -163,8 +158,6 @@ def oauth_client_update(
     with transaction.atomic():
         client = OAuthClient.objects.select_for_update().get(id=client.id, tenant=tenant)
         if client.status == OAuthClient.Status.DELETED:
-            from config.api.errors import ResourceNotFound
-
             raise ResourceNotFound("OAuth client not found.", code="OAUTH_CLIENT_NOT_FOUND")
         diff = _diff(client, changes)
         for api_name in diff:
@@ -253,8 +246,6 @@ def oauth_client_rotate_secret(
     with transaction.atomic():
         client = OAuthClient.objects.select_for_update().get(id=client.id, tenant=tenant)
         if client.status == OAuthClient.Status.DELETED:
-            from config.api.errors import ResourceNotFound
-
             raise ResourceNotFound("OAuth client not found.", code="OAUTH_CLIENT_NOT_FOUND")
         if client.client_type != OAuthClient.ClientType.CONFIDENTIAL:
             raise Conflict("A public client has no secret to rotate.", code="OAUTH_CLIENT_PUBLIC")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from django.apps import apps
 from django.db import transaction
 from django.utils import timezone
@@ -43,8 +45,6 @@ def subscription_active(tenant: Tenant) -> bool:
     expires = subscription.get("expiresAt")
     if not expires:
         return True
-    from datetime import datetime
-
     try:
         moment = datetime.fromisoformat(str(expires).replace("Z", "+00:00"))
     except ValueError:

@@ -88,6 +88,29 @@ def test_get_shows_permissions_rate_limit_usage_and_audit(as_owner, client_for, 
     assert ApiKey.objects.get(id=data["id"]).usage_count == 2
 
 
+@pytest.mark.parametrize(
+    ("method", "path", "allow"),
+    [
+        ("put", "", "GET, POST, HEAD, OPTIONS"),
+        ("post", "/{id}", "GET, DELETE, HEAD, OPTIONS"),
+        ("patch", "/{id}", "GET, DELETE, HEAD, OPTIONS"),
+        ("get", "/{id}/rotate", "POST, OPTIONS"),
+        ("delete", "/{id}/validate", "POST, OPTIONS"),
+    ],
+)
+def test_a_method_a_path_does_not_serve_is_a_json_405(as_owner, method, path, allow):
+    key_id = assert_ok(create(as_owner))["id"]
+    response = getattr(as_owner, method)(URL + path.format(id=key_id))
+    assert_error(response, 405, "METHOD_NOT_ALLOWED")
+    assert response["Allow"] == allow
+
+
+def test_a_read_only_key_is_told_405_not_403_for_a_method_the_list_does_not_serve(client_for, tenant):
+    _, raw = factories.make_api_key(tenant, ["admin:read"])
+    assert_error(client_for(raw, tenant).delete(URL), 405, "METHOD_NOT_ALLOWED")
+    assert_error(client_for(raw, tenant).post(URL, {}, format="json"), 403, "FORBIDDEN")
+
+
 def test_a_bad_key_id_is_400_and_an_unknown_one_404(as_owner):
     assert_error(as_owner.get(f"{URL}/nope"), 400, "INVALID_PARAMETER")
     assert_error(as_owner.get(f"{URL}/00000000-0000-0000-0000-000000000000"), 404, "API_KEY_NOT_FOUND")

@@ -123,6 +123,13 @@ def test_another_tenants_client_is_404_and_untouched(as_outsider, registered):
     assert OAuthClient.objects.get(id=registered["id"]).status == "active"
 
 
+def test_put_and_a_post_to_a_client_are_a_json_405(as_owner, registered):
+    url = f"{URL}/{registered['id']}"
+    for response in (as_owner.put(url, {}, format="json"), as_owner.post(url, {}, format="json")):
+        assert_error(response, 405, "METHOD_NOT_ALLOWED")
+        assert response["Allow"] == "GET, PATCH, DELETE, HEAD, OPTIONS"
+
+
 def test_a_teammate_may_not_manage_clients(as_teammate):
     assert_error(create(as_teammate), 403, "FORBIDDEN")
 
