@@ -133,8 +133,12 @@ def api_routes() -> list[tuple[str, str, type]]:
         if view is None:
             continue  # the JSON catch-all 404 (tests/test_every_api_view_is_scoped.py holds it)
         template = route.replace("<str:", "{").replace(">", "}")
-        for method in view.http_method_names:
-            if method not in ("options", "head") and hasattr(view, method):
+        # A ViewSet's route serves the methods of its actions; a plain view, those it defines.
+        methods = getattr(callback, "actions", None) or [
+            m for m in view.http_method_names if hasattr(view, m)
+        ]
+        for method in methods:
+            if method not in ("options", "head"):
                 found.append((template, method.upper(), view))
     return found
 
