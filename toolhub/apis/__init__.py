@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from rest_framework.viewsets import ViewSet
 
+from config.api.errors import InvalidParameter
 from config.api.views import TenantAPIView
 
 
@@ -18,3 +19,11 @@ class TenantViewSet(ViewSet, TenantAPIView):
         # A method this route does not serve is answered 405 after the check of reading access,
         # as on a plain view.
         return super().required_access(method if self.action else "GET")
+
+
+def query_choice(request, name: str, allowed: list[str]) -> str | None:
+    """A query parameter that must be one of `allowed` (400 INVALID_PARAMETER), or None."""
+    value = request.query_params.get(name) or None
+    if value is not None and value not in allowed:
+        raise InvalidParameter(f"Invalid {name} parameter.", details={name: f"One of: {', '.join(allowed)}."})
+    return value

@@ -12,8 +12,7 @@ from config.api.pagination import page_request, paginate
 from config.api.schema import tool_envelope
 from config.api.validation import validated
 from toolhub.access import APPROVALS_DECIDE, APPROVALS_READ
-from toolhub.apis import TenantViewSet
-from toolhub.apis.connections import _choice
+from toolhub.apis import TenantViewSet, query_choice
 from toolhub.apis.fields import StringField
 from toolhub.apis.shapes import ApprovalList, ApprovalShape, approval_data, list_envelope
 from toolhub.models import Approval
@@ -44,7 +43,7 @@ class ApprovalViewSet(TenantViewSet):
         tags=["approvals"],
     )
     def list(self, request):
-        status = _choice(request, "status", Approval.Status.values)
+        status = query_choice(request, "status", Approval.Status.values)
         queryset = approval_list(tenant=self.tenant, status=status, requester_key=self._own_only())
         rows, pagination = paginate(queryset, page_request(request))
         approvals = [approval_data(approval_expire_if_due(approval=a)) for a in rows]

@@ -8,12 +8,11 @@ from rest_framework.decorators import action
 
 from adminops.audit import actor_of
 from config.api.envelopes import tool_response
-from config.api.errors import InvalidParameter
 from config.api.pagination import page_request, paginate
 from config.api.schema import tool_envelope
 from config.api.validation import validated
 from toolhub.access import CONNECTIONS_READ, CONNECTIONS_WRITE
-from toolhub.apis import TenantViewSet
+from toolhub.apis import TenantViewSet, query_choice
 from toolhub.apis.fields import StrictBooleanField, StringField, UrlStringField
 from toolhub.apis.shapes import (
     ConnectionList,
@@ -89,8 +88,8 @@ class ConnectionViewSet(TenantViewSet):
         tags=["connections"],
     )
     def list(self, request):
-        domain = _choice(request, "domain", sorted(DOMAINS))
-        status = _choice(request, "status", Connection.Status.values)
+        domain = query_choice(request, "domain", sorted(DOMAINS))
+        status = query_choice(request, "status", Connection.Status.values)
         rows, pagination = paginate(
             connection_list(tenant=self.tenant, domain=domain, status=status), page_request(request)
         )
@@ -166,10 +165,3 @@ class ConnectionViewSet(TenantViewSet):
             tenant=self.tenant, connection=connection, actor=actor_of(request), request_id=request.request_id
         )
         return tool_response(result)
-
-
-def _choice(request, name: str, allowed: list[str]) -> str | None:
-    value = request.query_params.get(name) or None
-    if value is not None and value not in allowed:
-        raise InvalidParameter(f"Invalid {name} parameter.", details={name: f"One of: {', '.join(allowed)}."})
-    return value
