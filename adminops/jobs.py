@@ -142,13 +142,11 @@ def beat_schedule() -> dict:
 def cleanup_expired_sessions(run: JobRun) -> int:
     """Expired API keys stop authenticating at once (checked per request); here their status is
     brought in line so listings and stats say `expired`, revoked keys past retention are removed, and
-    expired OAuth access tokens are deleted; the tool hub drops idempotency records past retention
-    and expires pending approvals past their TTL."""
+    expired OAuth access tokens are deleted. The tool hub adds its part (toolhub/jobs.py)."""
     from adminops.services.api_keys import api_keys_expire_and_purge
     from adminops.services.oauth import oauth_tokens_purge
-    from toolhub.services.cleanup import toolhub_cleanup
 
-    return api_keys_expire_and_purge() + oauth_tokens_purge() + toolhub_cleanup()
+    return api_keys_expire_and_purge() + oauth_tokens_purge()
 
 
 @job_implementation("usageFlush")

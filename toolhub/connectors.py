@@ -160,7 +160,7 @@ def connector_client(
 
 
 def _credential(connection: Connection, tenant, actor: dict, request_id: str, *, count: bool):
-    from vault.services.use import UNREAD, credential_for_use
+    from vault.services.use import credential_for_use
 
     try:
         return credential_for_use(
@@ -169,8 +169,6 @@ def _credential(connection: Connection, tenant, actor: dict, request_id: str, *,
             actor=actor,
             request_id=request_id,
             count=count,
-            # Read with the connection (`toolhub.selectors.connection_resolve`), when it was.
-            live=getattr(connection, "live_credential", UNREAD) if not count else UNREAD,
         )
     except ApiError as exc:
         raise ConnectionNotFound(

@@ -12,7 +12,6 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError
 
 from toolhub.errors import InvalidInput
-from toolhub.quickcheck import Check, quick_check
 from toolhub.registry import Tool
 
 MAX_ERRORS = 50
@@ -32,7 +31,6 @@ _ENVELOPE_SCHEMA = {
     "additionalProperties": False,
 }
 _ENVELOPE = Draft202012Validator(_ENVELOPE_SCHEMA)
-_ENVELOPE_CHECK = quick_check(_ENVELOPE_SCHEMA)
 
 
 @dataclass(frozen=True)
@@ -44,7 +42,7 @@ class ExecuteRequest:
 
 
 def execute_request_parse(body: object, *, header_key: str | None) -> ExecuteRequest:
-    errors = schema_errors(_ENVELOPE, body, prefix="", quick=_ENVELOPE_CHECK)
+    errors = schema_errors(_ENVELOPE, body, prefix="")
     if header_key is not None and not IDEMPOTENCY_KEY.match(header_key):
         errors.append(
             _error(
@@ -69,20 +67,15 @@ def execute_request_parse(body: object, *, header_key: str | None) -> ExecuteReq
 
 
 def input_errors(tool: Tool, value: dict) -> list[dict]:
-    return schema_errors(tool.input_validator, value, prefix="/input", quick=tool.input_check)
+    return schema_errors(tool.input_validator, value, prefix="/input")
 
 
 def output_errors(tool: Tool, value: object) -> list[dict]:
-    return schema_errors(tool.output_validator, value, prefix="", quick=tool.output_check)
+    return schema_errors(tool.output_validator, value, prefix="")
 
 
-def schema_errors(
-    validator: Draft202012Validator, value: object, *, prefix: str, quick: Check | None = None
-) -> list[dict]:
-    """The schema's errors for `value`, worded by jsonschema; `quick` (the schema's
-    `quick_check`) answers first for a value that is surely valid."""
-    if quick is not None and quick(value):
-        return []
+def schema_errors(validator: Draft202012Validator, value: object, *, prefix: str) -> list[dict]:
+    """The schema's errors for `value`, worded by jsonschema, as JSON Pointers under `prefix`."""
     errors = sorted(
         validator.iter_errors(value), key=lambda e: (list(map(str, e.absolute_path)), e.validator)
     )

@@ -18,7 +18,6 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError
 
 from toolhub.models import RiskLevel
-from toolhub.quickcheck import Check, quick_check
 
 # Domain -> the connector types that can serve it.
 DOMAINS: dict[str, tuple[str, ...]] = {
@@ -49,6 +48,7 @@ class Tool:
     def connectors(self) -> list[str]:
         return sorted(self.implementations)
 
+    # Compiled once per tool: every call validates its input and output with these.
     @cached_property
     def input_validator(self) -> Draft202012Validator:
         return _validator(self.input_schema)
@@ -56,14 +56,6 @@ class Tool:
     @cached_property
     def output_validator(self) -> Draft202012Validator:
         return _validator(self.output_schema)
-
-    @cached_property
-    def input_check(self) -> Check | None:
-        return quick_check(self.input_schema)
-
-    @cached_property
-    def output_check(self) -> Check | None:
-        return quick_check(self.output_schema)
 
 
 def _validator(schema: dict) -> Draft202012Validator:
@@ -82,6 +74,36 @@ def tool_register(tool: Tool) -> Tool:
         raise ImproperlyConfigured(f"Tool {tool.key!r} is registered twice.")
     _TOOLS[tool.key] = tool
     return tool
+
+
+def tool_define(
+    key: str,
+    name: str,
+    description: str,
+    risk_level: str,
+    input_properties: dict,
+    output_schema: dict,
+    run: ToolFunction,
+    *,
+    version: str = "1.0.0",
+) -> Tool:
+    """Register a shipped tool: its domain is the key's first part, served by that domain's
+    connector, and its input an object with `input_properties` (`properties`, `required`, ...) and
+    no other members."""
+    domain = key.split(".", 1)[0]
+    return tool_register(
+        Tool(
+            key=key,
+            name=name,
+            description=description,
+            domain=domain,
+            risk_level=risk_level,
+            version=version,
+            input_schema={"type": "object", "additionalProperties": False, **input_properties},
+            output_schema=output_schema,
+            implementations={connector: run for connector in DOMAINS.get(domain, ())},
+        )
+    )
 
 
 def tool_unregister(key: str) -> None:

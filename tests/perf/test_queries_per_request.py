@@ -26,11 +26,11 @@ URL = "/api/v1/credentials"
 AUDIT_APPEND_EXTRA = 0 if connection.vendor == "postgresql" else 1
 ONE_STATEMENT = connection.vendor == "postgresql"
 # Tool execute, as production runs it (outside any test transaction): the connection with the
-# tenant's approval policy and its credential (and, on PostgreSQL, an audit chain head), then on
-# PostgreSQL one statement writing the execution record, its credential's counted access and the
-# audit entry; on SQLite a transaction (BEGIN, the record, the count, the head, the entry, its move,
-# COMMIT). One commit either way.
-EXECUTE_QUERIES = 2 if connection.vendor == "postgresql" else 8
+# tenant's approval policy (one join), then its live credential (one more query: the credential is
+# the vault's row, named by integrationId, not a foreign key the ORM could join), then one
+# transaction writing the execution record, its credential's counted access and the audit entry
+# (the chain head, the entry, its move) between its BEGIN and COMMIT.
+EXECUTE_QUERIES = 2 + 1 + 4 + AUDIT_APPEND_EXTRA + 1
 LISTING_QUERIES = 0
 
 

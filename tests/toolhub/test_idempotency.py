@@ -131,12 +131,12 @@ def test_records_past_retention_are_cleaned_up_and_free_their_key(executor, itdo
 
 
 def test_the_cleanup_job_removes_expired_records(tenant, executor, itdocs_connection):
-    from adminops.jobs import cleanup_expired_sessions
+    from adminops.jobs import job_execute
     from adminops.models import JobRun
 
     executor.post(ORG_LIST, {"input": {}, "idempotency_key": "gone"}, format="json")
     IdempotencyRecord.objects.update(expires_at=timezone.now() - timedelta(hours=1))
-    cleanup_expired_sessions(JobRun.objects.create(job_name="cleanupExpiredSessions"))
+    job_execute(JobRun.objects.create(job_name="cleanupExpiredSessions"))
     assert not IdempotencyRecord.objects.exists()
 
 

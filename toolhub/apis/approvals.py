@@ -4,60 +4,20 @@ from __future__ import annotations
 
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers
+from rest_framework.decorators import action
 
 from adminops.audit import actor_of
 from config.api.envelopes import tool_response
 from config.api.pagination import page_request, paginate
 from config.api.schema import tool_envelope
 from config.api.validation import validated
-from config.api.views import TenantAPIView
 from toolhub.access import APPROVALS_DECIDE, APPROVALS_READ
-from toolhub.apis.connections import _choice
+from toolhub.apis import TenantViewSet, query_choice
 from toolhub.apis.fields import StringField
-from toolhub.apis.shapes import ApprovalList, ApprovalShape, approval_data
+from toolhub.apis.shapes import ApprovalList, ApprovalShape, approval_data, list_envelope
 from toolhub.models import Approval
 from toolhub.selectors import approval_get, approval_list
 from toolhub.services.approvals import approval_decide, approval_expire_if_due
-
-
-def _own_only(view) -> str | None:
-    """A machine principal follows only the approvals of its own calls."""
-    return None if view.principal.is_user else view.principal.rate_key
-
-
-class ApprovalListApi(TenantAPIView):
-    access = APPROVALS_READ
-
-    @extend_schema(
-        operation_id="approvals_list",
-        parameters=[
-            # No enum: drf-spectacular would collide it with the other "status" enums.
-            OpenApiParameter("status", str, description=f"One of: {', '.join(Approval.Status.values)}."),
-            OpenApiParameter("limit", int),
-            OpenApiParameter("offset", int),
-        ],
-        responses={200: tool_envelope("ApprovalListEnvelope", ApprovalList)},
-        tags=["approvals"],
-    )
-    def get(self, request):
-        status = _choice(request, "status", Approval.Status.values)
-        queryset = approval_list(tenant=self.tenant, status=status, requester_key=_own_only(self))
-        rows, pagination = paginate(queryset, page_request(request))
-        approvals = [approval_data(approval_expire_if_due(approval=a)) for a in rows]
-        return tool_response({"approvals": approvals, "pagination": pagination})
-
-
-class ApprovalDetailApi(TenantAPIView):
-    access = APPROVALS_READ
-
-    @extend_schema(
-        operation_id="approvals_get",
-        responses={200: tool_envelope("ApprovalEnvelope", ApprovalShape)},
-        tags=["approvals"],
-    )
-    def get(self, request, approval_id: str):
-        approval = approval_get(tenant=self.tenant, approval_id=approval_id, requester_key=_own_only(self))
-        return tool_response(approval_data(approval_expire_if_due(approval=approval)))
 
 
 class DecisionInput(serializers.Serializer):
@@ -67,27 +27,36 @@ class DecisionInput(serializers.Serializer):
         ref_name = "ApprovalDecisionInput"
 
 
-class _DecisionApi(TenantAPIView):
-    access = APPROVALS_DECIDE
-    approve: bool
+class ApprovalViewSet(TenantViewSet):
+    access = APPROVALS_READ
+    lookup_field = "approval_id"
 
-    def post(self, request, approval_id: str):
-        data = validated(DecisionInput, request.data)
-        approval = approval_get(tenant=self.tenant, approval_id=approval_id)
-        approval = approval_decide(
-            tenant=self.tenant,
-            approval=approval,
-            approve=self.approve,
-            reason=data["reason"],
-            decider=self.principal,
-            actor=actor_of(request),
-            request_id=request.request_id,
-        )
-        return tool_response(approval_data(approval))
+    @extend_schema(
+        operation_id="approvals_list",
+        parameters=[
+            # No enum: drf-spectacular would collide it with the other "status" enums.
+            OpenApiParameter("status", str, description=f"One of: {', '.join(Approval.Status.values)}."),
+            OpenApiParameter("limit", int),
+            OpenApiParameter("offset", int),
+        ],
+        responses={200: list_envelope("ApprovalListEnvelope", ApprovalList)},
+        tags=["approvals"],
+    )
+    def list(self, request):
+        status = query_choice(request, "status", Approval.Status.values)
+        queryset = approval_list(tenant=self.tenant, status=status, requester_key=self._own_only())
+        rows, pagination = paginate(queryset, page_request(request))
+        approvals = [approval_data(approval_expire_if_due(approval=a)) for a in rows]
+        return tool_response({"approvals": approvals, "pagination": pagination})
 
-
-class ApprovalApproveApi(_DecisionApi):
-    approve = True
+    @extend_schema(
+        operation_id="approvals_get",
+        responses={200: tool_envelope("ApprovalEnvelope", ApprovalShape)},
+        tags=["approvals"],
+    )
+    def retrieve(self, request, approval_id: str):
+        approval = approval_get(tenant=self.tenant, approval_id=approval_id, requester_key=self._own_only())
+        return tool_response(approval_data(approval_expire_if_due(approval=approval)))
 
     @extend_schema(
         operation_id="approvals_approve",
@@ -95,12 +64,9 @@ class ApprovalApproveApi(_DecisionApi):
         responses={200: tool_envelope("ApprovalApproveEnvelope", ApprovalShape)},
         tags=["approvals"],
     )
-    def post(self, request, approval_id: str):
-        return super().post(request, approval_id)
-
-
-class ApprovalRejectApi(_DecisionApi):
-    approve = False
+    @action(detail=True, methods=["post"], access=APPROVALS_DECIDE)
+    def approve(self, request, approval_id: str):
+        return self._decide(request, approval_id, approve=True)
 
     @extend_schema(
         operation_id="approvals_reject",
@@ -108,5 +74,24 @@ class ApprovalRejectApi(_DecisionApi):
         responses={200: tool_envelope("ApprovalRejectEnvelope", ApprovalShape)},
         tags=["approvals"],
     )
-    def post(self, request, approval_id: str):
-        return super().post(request, approval_id)
+    @action(detail=True, methods=["post"], access=APPROVALS_DECIDE)
+    def reject(self, request, approval_id: str):
+        return self._decide(request, approval_id, approve=False)
+
+    def _own_only(self) -> str | None:
+        """A machine principal follows only the approvals of its own calls."""
+        return None if self.principal.is_user else self.principal.rate_key
+
+    def _decide(self, request, approval_id: str, *, approve: bool):
+        data = validated(DecisionInput, request.data)
+        approval = approval_get(tenant=self.tenant, approval_id=approval_id)
+        approval = approval_decide(
+            tenant=self.tenant,
+            approval=approval,
+            approve=approve,
+            reason=data["reason"],
+            decider=self.principal,
+            actor=actor_of(request),
+            request_id=request.request_id,
+        )
+        return tool_response(approval_data(approval))

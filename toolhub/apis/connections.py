@@ -4,17 +4,23 @@ from __future__ import annotations
 
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers
+from rest_framework.decorators import action
 
 from adminops.audit import actor_of
 from config.api.envelopes import tool_response
-from config.api.errors import InvalidParameter
 from config.api.pagination import page_request, paginate
 from config.api.schema import tool_envelope
 from config.api.validation import validated
-from config.api.views import TenantAPIView
 from toolhub.access import CONNECTIONS_READ, CONNECTIONS_WRITE
+from toolhub.apis import TenantViewSet, query_choice
 from toolhub.apis.fields import StrictBooleanField, StringField, UrlStringField
-from toolhub.apis.shapes import ConnectionList, ConnectionShape, ConnectionTest, connection_data
+from toolhub.apis.shapes import (
+    ConnectionList,
+    ConnectionShape,
+    ConnectionTest,
+    connection_data,
+    list_envelope,
+)
 from toolhub.models import Connection
 from toolhub.registry import DOMAINS
 from toolhub.selectors import connection_get, connection_list
@@ -60,8 +66,14 @@ def _model_fields(data: dict) -> dict:
     return fields
 
 
-class ConnectionListApi(TenantAPIView):
-    access = {"GET": CONNECTIONS_READ, "POST": CONNECTIONS_WRITE}
+class ConnectionViewSet(TenantViewSet):
+    access = {
+        "GET": CONNECTIONS_READ,
+        "POST": CONNECTIONS_WRITE,
+        "PATCH": CONNECTIONS_WRITE,
+        "DELETE": CONNECTIONS_WRITE,
+    }
+    lookup_field = "connection_id"
 
     @extend_schema(
         operation_id="connections_list",
@@ -72,12 +84,12 @@ class ConnectionListApi(TenantAPIView):
             OpenApiParameter("limit", int),
             OpenApiParameter("offset", int),
         ],
-        responses={200: tool_envelope("ConnectionListEnvelope", ConnectionList)},
+        responses={200: list_envelope("ConnectionListEnvelope", ConnectionList)},
         tags=["connections"],
     )
-    def get(self, request):
-        domain = _choice(request, "domain", sorted(DOMAINS))
-        status = _choice(request, "status", Connection.Status.values)
+    def list(self, request):
+        domain = query_choice(request, "domain", sorted(DOMAINS))
+        status = query_choice(request, "status", Connection.Status.values)
         rows, pagination = paginate(
             connection_list(tenant=self.tenant, domain=domain, status=status), page_request(request)
         )
@@ -89,23 +101,19 @@ class ConnectionListApi(TenantAPIView):
         responses={200: tool_envelope("ConnectionEnvelope", ConnectionShape)},
         tags=["connections"],
     )
-    def post(self, request):
+    def create(self, request):
         data = _model_fields(validated(ConnectionCreateInput, request.data))
         connection = connection_create(
             tenant=self.tenant, actor=actor_of(request), request_id=request.request_id, **data
         )
         return tool_response(connection_data(connection))
 
-
-class ConnectionDetailApi(TenantAPIView):
-    access = {"GET": CONNECTIONS_READ, "PATCH": CONNECTIONS_WRITE, "DELETE": CONNECTIONS_WRITE}
-
     @extend_schema(
         operation_id="connections_get",
         responses={200: tool_envelope("ConnectionGetEnvelope", ConnectionShape)},
         tags=["connections"],
     )
-    def get(self, request, connection_id: str):
+    def retrieve(self, request, connection_id: str):
         return tool_response(connection_data(connection_get(tenant=self.tenant, connection_id=connection_id)))
 
     @extend_schema(
@@ -114,7 +122,7 @@ class ConnectionDetailApi(TenantAPIView):
         responses={200: tool_envelope("ConnectionUpdateEnvelope", ConnectionShape)},
         tags=["connections"],
     )
-    def patch(self, request, connection_id: str):
+    def partial_update(self, request, connection_id: str):
         connection = connection_get(tenant=self.tenant, connection_id=connection_id)
         changes = _model_fields(validated(ConnectionUpdateInput, request.data, reject_unknown=True))
         connection = connection_update(
@@ -136,7 +144,7 @@ class ConnectionDetailApi(TenantAPIView):
         },
         tags=["connections"],
     )
-    def delete(self, request, connection_id: str):
+    def destroy(self, request, connection_id: str):
         connection = connection_get(tenant=self.tenant, connection_id=connection_id)
         public_id = connection.public_id
         connection_delete(
@@ -144,26 +152,16 @@ class ConnectionDetailApi(TenantAPIView):
         )
         return tool_response({"id": public_id, "deleted": True})
 
-
-class ConnectionTestApi(TenantAPIView):
-    access = CONNECTIONS_WRITE
-
     @extend_schema(
         operation_id="connections_test",
         request=None,
         responses={200: tool_envelope("ConnectionTestEnvelope", ConnectionTest)},
         tags=["connections"],
     )
-    def post(self, request, connection_id: str):
+    @action(detail=True, methods=["post"], access=CONNECTIONS_WRITE)
+    def test(self, request, connection_id: str):
         connection = connection_get(tenant=self.tenant, connection_id=connection_id)
         result = connection_test(
             tenant=self.tenant, connection=connection, actor=actor_of(request), request_id=request.request_id
         )
         return tool_response(result)
-
-
-def _choice(request, name: str, allowed: list[str]) -> str | None:
-    value = request.query_params.get(name) or None
-    if value is not None and value not in allowed:
-        raise InvalidParameter(f"Invalid {name} parameter.", details={name: f"One of: {', '.join(allowed)}."})
-    return value

@@ -3,10 +3,10 @@ descriptions of the same shapes (named uniquely for drf-spectacular)."""
 
 from __future__ import annotations
 
-from drf_spectacular.utils import inline_serializer
+from drf_spectacular.utils import extend_schema_serializer, inline_serializer
 from rest_framework import serializers
 
-from config.api.schema import PaginationSerializer
+from config.api.schema import PaginationSerializer, tool_envelope
 from config.api.timestamps import iso_ms
 from toolhub.models import Approval, Connection
 from toolhub.registry import Tool
@@ -65,6 +65,12 @@ def approval_data(approval: Approval) -> dict:
         "reason": approval.reason or None,
         "executed_at": iso_ms(approval.executed_at),
     }
+
+
+def list_envelope(name: str, data) -> serializers.Serializer:
+    """The answer of a collection's `list` action: one envelope object (drf-spectacular describes a
+    ViewSet's `list` as an array of its serializer otherwise)."""
+    return extend_schema_serializer(many=False)(tool_envelope(name, data))
 
 
 def _tool_fields() -> dict:

@@ -5,50 +5,18 @@ from __future__ import annotations
 from django.http import HttpResponse
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import serializers
+from rest_framework.decorators import action
 
 from adminops.audit import actor_of
 from config.api.envelopes import tool_response
 from config.api.errors import InvalidParameter
 from config.api.schema import ToolErrorEnvelopeSerializer, tool_envelope
-from config.api.views import TenantAPIView
 from toolhub.access import TOOLS_LIST
-from toolhub.apis.shapes import ToolDefinition, ToolList, tool_data
+from toolhub.apis import TenantViewSet
+from toolhub.apis.shapes import ToolDefinition, ToolList, list_envelope, tool_data
 from toolhub.registry import DOMAINS, tools_all
 from toolhub.selectors import tool_get
 from toolhub.services.execute import ExecuteCall, tool_execute
-
-
-class ToolListApi(TenantAPIView):
-    access = TOOLS_LIST
-
-    @extend_schema(
-        operation_id="tools_list",
-        parameters=[
-            OpenApiParameter("domain", str, enum=sorted(DOMAINS), description="Only this domain's tools.")
-        ],
-        responses={200: tool_envelope("ToolListEnvelope", ToolList)},
-        tags=["tools"],
-    )
-    def get(self, request):
-        domain = request.query_params.get("domain")  # present but empty is an unknown domain too
-        if domain is not None and domain not in DOMAINS:
-            raise InvalidParameter(
-                "Unknown domain.", details={"domain": f"One of: {', '.join(sorted(DOMAINS))}."}
-            )
-        tools = [tool_data(tool, schemas=False) for tool in tools_all(domain=domain)]
-        return tool_response({"tools": tools, "total": len(tools)})
-
-
-class ToolDetailApi(TenantAPIView):
-    access = TOOLS_LIST
-
-    @extend_schema(
-        operation_id="tools_get",
-        responses={200: tool_envelope("ToolDefinitionEnvelope", ToolDefinition)},
-        tags=["tools"],
-    )
-    def get(self, request, tool_key: str):
-        return tool_response(tool_data(tool_get(key=tool_key), schemas=True))
 
 
 class ExecuteInput(serializers.Serializer):
@@ -65,13 +33,37 @@ class ExecuteInput(serializers.Serializer):
         ref_name = "ToolExecuteInput"
 
 
-_ERROR = OpenApiResponse(ToolErrorEnvelopeSerializer)
-
-
-class ToolExecuteApi(TenantAPIView):
-    # Any principal of the tenant reaches the handler: the tool must be found (TOOL_NOT_FOUND) before
-    # the principal's tools:execute scope and tool patterns are checked (FORBIDDEN), DESIGN section 9.
+class ToolViewSet(TenantViewSet):
+    # Execute too: any principal of the tenant reaches the handler, since the tool must be found
+    # (TOOL_NOT_FOUND) before the principal's tools:execute scope and tool patterns are checked
+    # (FORBIDDEN), DESIGN section 9.
     access = TOOLS_LIST
+    lookup_field = "tool_key"
+
+    @extend_schema(
+        operation_id="tools_list",
+        parameters=[
+            OpenApiParameter("domain", str, enum=sorted(DOMAINS), description="Only this domain's tools.")
+        ],
+        responses={200: list_envelope("ToolListEnvelope", ToolList)},
+        tags=["tools"],
+    )
+    def list(self, request):
+        domain = request.query_params.get("domain")  # present but empty is an unknown domain too
+        if domain is not None and domain not in DOMAINS:
+            raise InvalidParameter(
+                "Unknown domain.", details={"domain": f"One of: {', '.join(sorted(DOMAINS))}."}
+            )
+        tools = [tool_data(tool, schemas=False) for tool in tools_all(domain=domain)]
+        return tool_response({"tools": tools, "total": len(tools)})
+
+    @extend_schema(
+        operation_id="tools_get",
+        responses={200: tool_envelope("ToolDefinitionEnvelope", ToolDefinition)},
+        tags=["tools"],
+    )
+    def retrieve(self, request, tool_key: str):
+        return tool_response(tool_data(tool_get(key=tool_key), schemas=True))
 
     @extend_schema(
         operation_id="tools_execute",
@@ -95,7 +87,8 @@ class ToolExecuteApi(TenantAPIView):
         },
         tags=["tools"],
     )
-    def post(self, request, tool_key: str):
+    @action(detail=True, methods=["post"])
+    def execute(self, request, tool_key: str):
         call = ExecuteCall(
             tenant=self.tenant,
             principal=self.principal,

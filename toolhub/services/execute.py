@@ -16,14 +16,13 @@ from functools import partial
 
 from django.db import transaction
 
-from adminops.audit import audit_record, audit_record_with, claimed_insert
+from adminops.audit import audit_record
 from adminops.models import Tenant
 from adminops.principals import Principal
 from config.api.envelopes import error_body
 from config.api.errors import ApiError, Forbidden
 from config.api.families import Family
 from config.api.renderers import render_json
-from config.db import inserted
 from toolhub.connectors import upstream_lease, upstream_run
 from toolhub.errors import ApprovalRequired, IdempotencyInProgress, InvalidInput, UpstreamError
 from toolhub.inputs import execute_request_parse, fingerprint, input_errors, output_errors, redacted
@@ -38,7 +37,7 @@ from toolhub.services.idempotency import (
     idempotency_start_approved,
     idempotency_upstream_start,
 )
-from toolhub.services.records import execution_record_access, execution_record_new, execution_record_write
+from toolhub.services.records import execution_record_write
 
 
 @dataclass
@@ -58,7 +57,7 @@ class ExecuteCall:
     approval_ref: str = ""
     upstream_ms: int | None = None
     outcome: str = ExecutionRecord.Outcome.SUCCESS
-    recorded: bool = False  # the execution record is written (with the audit entry, when there is one)
+    recorded: bool = False  # the execution record is written
     # The credential's access, when `upstream_run` left it to be counted with the record.
     uncounted_access: tuple | None = None
 
@@ -87,16 +86,14 @@ def tool_execute(*, call: ExecuteCall) -> ExecuteResult:
 
 
 def _record(call: ExecuteCall, status: int, body: bytes) -> None:
-    execution_record_write(call=call, **_record_fields(call, status, body))
+    failed = status >= 400
+    execution_record_write(
+        call=call,
+        outcome=ExecutionRecord.Outcome.ERROR if failed else call.outcome,
+        status=status,
+        error_code=_code_of(body) if failed else "",
+    )
     call.recorded = True
-
-
-def _record_fields(call: ExecuteCall, status: int, body: bytes) -> dict:
-    return {
-        "outcome": call.outcome if status < 400 else ExecutionRecord.Outcome.ERROR,
-        "status": status,
-        "error_code": "" if status < 400 else _code_of(body),
-    }
 
 
 def _pipeline(call: ExecuteCall) -> ExecuteResult:
@@ -259,11 +256,9 @@ def _perform(call: ExecuteCall, tool: Tool, *, record: IdempotencyRecord | None)
 
 
 def _finish(call: ExecuteCall, tool: Tool, record, status: int, body: bytes) -> None:
-    """Everything the call leaves behind, committed together: the idempotency record's answer, the
-    approval's execution, the execution record with its credential's counted access, and the audit
-    entry last. A call with nothing but its record to write (no idempotency key) writes it with its
-    entry in one statement where the database can (`audit_record_with`, with the audit head read
-    with the connection)."""
+    """Everything the call leaves behind, committed together once the vendor has answered: the
+    idempotency record's answer, the approval's execution, the execution record with its
+    credential's counted access, and the audit entry last."""
     entry = {
         "tenant": call.tenant,
         "action": "TOOL_EXECUTED",
@@ -280,13 +275,6 @@ def _finish(call: ExecuteCall, tool: Tool, record, status: int, body: bytes) -> 
         "status": "success" if status < 400 else "failure",
         "request_id": call.request_id,
     }
-    head = getattr(call.connection, "audit_head", None)
-    if record is None and head is not None:
-        execution = execution_record_new(call=call, **_record_fields(call, status, body))
-        audit_record_with(*claimed_insert(execution), head=head, **execution_record_access(call), **entry)
-        inserted(execution)
-        call.recorded = True
-        return
     with transaction.atomic():
         if record is not None:
             idempotency_complete(record=record, status=status, body=body)

@@ -14,7 +14,6 @@ the tool only reads; otherwise the vendor may have acted on it, so the key ends 
 from __future__ import annotations
 
 from collections.abc import Callable
-from contextlib import nullcontext
 from dataclasses import dataclass
 from datetime import timedelta
 
@@ -80,12 +79,10 @@ def idempotency_claim(
 def _insert(tenant, principal_key, key, fingerprint, tool_key, lease, make_approval):
     now = timezone.now()
     gated = make_approval is not None
-    # A transaction only where one is needed: the approval and its key are one unit, and inside a
-    # caller's transaction a duplicate key must not break it (a savepoint). Alone in autocommit,
-    # the INSERT is atomic by itself (two round trips fewer than BEGIN ... COMMIT).
-    needs_transaction = gated or transaction.get_connection().in_atomic_block
+    # The approval and its key are one unit; inside a caller's transaction a duplicate key must not
+    # break it (atomic() is a savepoint there).
     try:
-        with transaction.atomic() if needs_transaction else nullcontext():
+        with transaction.atomic():
             approval = make_approval() if gated else None
             return IdempotencyRecord.objects.create(
                 tenant=tenant,

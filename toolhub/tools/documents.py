@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from toolhub.registry import Tool, tool_register
+from toolhub.registry import tool_define
 
 DRIVE_ID = {"type": "string", "minLength": 1, "maxLength": 200, "pattern": "^[A-Za-z0-9!_\\-]+$"}
 ITEM_ID = {"type": "string", "minLength": 1, "maxLength": 200, "pattern": "^[A-Za-z0-9!_\\-]+$"}
@@ -46,47 +46,32 @@ def file_get(client, args: dict) -> dict:
     return _item(client.drive_item(args["drive_id"], args["item_id"]))
 
 
-tool_register(
-    Tool(
-        key="documents.file.search",
-        name="Search files",
-        description="Files and folders of a document library (drive) matching the query.",
-        domain="documents",
-        risk_level="read",
-        version="1.0.0",
-        input_schema={
-            "type": "object",
-            "additionalProperties": False,
-            "required": ["drive_id", "query"],
-            "properties": {
-                "drive_id": DRIVE_ID,
-                "query": {"type": "string", "minLength": 1, "maxLength": 200},
-                "limit": {"type": "integer", "minimum": 1, "maximum": 100, "default": 25},
-            },
+tool_define(
+    "documents.file.search",
+    "Search files",
+    "Files and folders of a document library (drive) matching the query.",
+    "read",
+    {
+        "required": ["drive_id", "query"],
+        "properties": {
+            "drive_id": DRIVE_ID,
+            "query": {"type": "string", "minLength": 1, "maxLength": 200},
+            "limit": {"type": "integer", "minimum": 1, "maximum": 100, "default": 25},
         },
-        output_schema={
-            "type": "object",
-            "required": ["files", "count"],
-            "properties": {"files": {"type": "array", "items": ITEM}, "count": {"type": "integer"}},
-        },
-        implementations={"sitelib": file_search},
-    )
+    },
+    {
+        "type": "object",
+        "required": ["files", "count"],
+        "properties": {"files": {"type": "array", "items": ITEM}, "count": {"type": "integer"}},
+    },
+    file_search,
 )
-tool_register(
-    Tool(
-        key="documents.file.get",
-        name="Get file metadata",
-        description="Metadata of one file or folder in a drive (name, size, type, location, modified).",
-        domain="documents",
-        risk_level="read",
-        version="1.0.0",
-        input_schema={
-            "type": "object",
-            "additionalProperties": False,
-            "required": ["drive_id", "item_id"],
-            "properties": {"drive_id": DRIVE_ID, "item_id": ITEM_ID},
-        },
-        output_schema=ITEM,
-        implementations={"sitelib": file_get},
-    )
+tool_define(
+    "documents.file.get",
+    "Get file metadata",
+    "Metadata of one file or folder in a drive (name, size, type, location, modified).",
+    "read",
+    {"required": ["drive_id", "item_id"], "properties": {"drive_id": DRIVE_ID, "item_id": ITEM_ID}},
+    ITEM,
+    file_get,
 )

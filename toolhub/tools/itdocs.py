@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from toolhub.registry import Tool, tool_register
+from toolhub.registry import tool_define
 
 _STR = {"type": "string"}
 _NSTR = {"type": ["string", "null"]}
@@ -77,76 +77,58 @@ def configuration_get(client, args: dict) -> dict:
     }
 
 
-tool_register(
-    Tool(
-        key="itdocs.organization.list",
-        name="List organizations",
-        description="Organizations documented in the IT documentation platform, by name, one page at a time.",
-        domain="itdocs",
-        risk_level="read",
-        version="1.0.0",
-        input_schema={
-            "type": "object",
-            "additionalProperties": False,
-            "properties": {
-                "name": {
-                    "type": "string",
-                    "minLength": 1,
-                    "maxLength": 255,
-                    "description": "Exact name filter.",
-                },
-                "page": {"type": "integer", "minimum": 1, "default": 1},
-                "page_size": {"type": "integer", "minimum": 1, "maximum": 1000, "default": 50},
-            },
+tool_define(
+    "itdocs.organization.list",
+    "List organizations",
+    "Organizations documented in the IT documentation platform, by name, one page at a time.",
+    "read",
+    {
+        "properties": {
+            "name": {"type": "string", "minLength": 1, "maxLength": 255, "description": "Exact name filter."},
+            "page": {"type": "integer", "minimum": 1, "default": 1},
+            "page_size": {"type": "integer", "minimum": 1, "maximum": 1000, "default": 50},
         },
-        output_schema={
-            "type": "object",
-            "required": ["organizations", "page", "total_pages", "total_count"],
-            "properties": {
-                "organizations": {"type": "array", "items": ORGANIZATION},
-                "page": {"type": "integer"},
-                "total_pages": {"type": "integer"},
-                "total_count": {"type": "integer"},
-            },
+    },
+    {
+        "type": "object",
+        "required": ["organizations", "page", "total_pages", "total_count"],
+        "properties": {
+            "organizations": {"type": "array", "items": ORGANIZATION},
+            "page": {"type": "integer"},
+            "total_pages": {"type": "integer"},
+            "total_count": {"type": "integer"},
         },
-        implementations={"itdocs": organization_list},
-    )
+    },
+    organization_list,
 )
-
-tool_register(
-    Tool(
-        key="itdocs.configuration.get",
-        name="Get a configuration",
-        description="One configuration item (server, workstation, network device) with its organization.",
-        domain="itdocs",
-        risk_level="read",
-        version="1.0.0",
-        input_schema={
-            "type": "object",
-            "additionalProperties": False,
-            "required": ["configuration_id"],
-            "properties": {"configuration_id": {"type": "string", "pattern": "^[0-9]{1,20}$"}},
+tool_define(
+    "itdocs.configuration.get",
+    "Get a configuration",
+    "One configuration item (server, workstation, network device) with its organization.",
+    "read",
+    {
+        "required": ["configuration_id"],
+        "properties": {"configuration_id": {"type": "string", "pattern": "^[0-9]{1,20}$"}},
+    },
+    {
+        "type": "object",
+        "required": ["id", "name", "archived"],
+        "properties": {
+            "id": {"type": "string", "minLength": 1},
+            "name": _STR,
+            "organization_id": _NSTR,
+            "organization_name": _NSTR,
+            "hostname": _NSTR,
+            "primary_ip": _NSTR,
+            "type": _NSTR,
+            "status": _NSTR,
+            "manufacturer": _NSTR,
+            "model": _NSTR,
+            "serial_number": _NSTR,
+            "notes": _NSTR,
+            "archived": {"type": "boolean"},
+            "updated_at": _NSTR,
         },
-        output_schema={
-            "type": "object",
-            "required": ["id", "name", "archived"],
-            "properties": {
-                "id": {"type": "string", "minLength": 1},
-                "name": _STR,
-                "organization_id": _NSTR,
-                "organization_name": _NSTR,
-                "hostname": _NSTR,
-                "primary_ip": _NSTR,
-                "type": _NSTR,
-                "status": _NSTR,
-                "manufacturer": _NSTR,
-                "model": _NSTR,
-                "serial_number": _NSTR,
-                "notes": _NSTR,
-                "archived": {"type": "boolean"},
-                "updated_at": _NSTR,
-            },
-        },
-        implementations={"itdocs": configuration_get},
-    )
+    },
+    configuration_get,
 )

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from integrations.itsm import ARTICLE_FIELDS, INCIDENT_FIELDS, query_value
-from toolhub.registry import Tool, tool_register
+from toolhub.registry import tool_define
 
 SYS_ID = {"type": "string", "pattern": "^[0-9a-f]{32}$", "description": "The record's sys_id."}
 LEVEL = {"type": "integer", "minimum": 1, "maximum": 3}
@@ -79,23 +79,7 @@ def knowledge_search(client, args: dict) -> dict:
     return {"articles": articles, "count": len(articles)}
 
 
-def _tool(key, name, description, risk, input_schema, output_schema, run) -> None:
-    tool_register(
-        Tool(
-            key=key,
-            name=name,
-            description=description,
-            domain="itsm",
-            risk_level=risk,
-            version="1.0.0",
-            input_schema={"type": "object", "additionalProperties": False, **input_schema},
-            output_schema=output_schema,
-            implementations={"itsmplatform": run},
-        )
-    )
-
-
-_tool(
+tool_define(
     "itsm.incident.get",
     "Get an incident",
     "One incident by sys_id or by number (INC0010001).",
@@ -107,7 +91,7 @@ _tool(
     INCIDENT,
     incident_get,
 )
-_tool(
+tool_define(
     "itsm.incident.list",
     "List incidents",
     "Incidents, most recently updated first, filtered by state, priority, activity or assignment group.",
@@ -133,7 +117,7 @@ _tool(
     },
     incident_list,
 )
-_tool(
+tool_define(
     "itsm.incident.create",
     "Create an incident",
     "Open a new incident.",
@@ -142,7 +126,7 @@ _tool(
     INCIDENT,
     incident_create,
 )
-_tool(
+tool_define(
     "itsm.incident.update",
     "Update an incident",
     "Change fields of an incident (state, assignment, notes, ...).",
@@ -169,7 +153,7 @@ _tool(
     INCIDENT,
     incident_update,
 )
-_tool(
+tool_define(
     "itsm.incident.delete",
     "Delete an incident",
     "Delete an incident for good.",
@@ -182,7 +166,7 @@ _tool(
     },
     incident_delete,
 )
-_tool(
+tool_define(
     "itsm.knowledge.search",
     "Search knowledge articles",
     "Published knowledge articles whose title or text contains the query.",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from toolhub.registry import Tool, tool_register
+from toolhub.registry import tool_define
 
 PAGE_ID = {"type": "string", "pattern": "^[0-9]{1,20}$"}
 _STR = {"type": "string"}
@@ -66,23 +66,7 @@ def page_create(client, args: dict) -> dict:
     return _page(raw, client.base_url)
 
 
-def _tool(key, name, description, risk, input_schema, output_schema, run) -> None:
-    tool_register(
-        Tool(
-            key=key,
-            name=name,
-            description=description,
-            domain="wiki",
-            risk_level=risk,
-            version="1.0.0",
-            input_schema={"type": "object", "additionalProperties": False, **input_schema},
-            output_schema=output_schema,
-            implementations={"wikispace": run},
-        )
-    )
-
-
-_tool(
+tool_define(
     "wiki.page.search",
     "Search pages",
     "Pages whose text matches the query, optionally in one space.",
@@ -117,7 +101,7 @@ _tool(
     },
     page_search,
 )
-_tool(
+tool_define(
     "wiki.page.get",
     "Get a page",
     "One page with its storage-format body.",
@@ -126,7 +110,7 @@ _tool(
     PAGE,
     page_get,
 )
-_tool(
+tool_define(
     "wiki.page.create",
     "Create a page",
     "A new page in a space (storage-format body), optionally under a parent page.",
