@@ -11,7 +11,6 @@ from rest_framework import serializers
 from rest_framework.decorators import action
 
 from adminops.access import ADMIN_READ, ADMIN_WRITE, AUDIT_READ, SUPER_ADMIN_ONLY
-from adminops.apis.base import TenantViewSet
 from adminops.apis.fields import PAGE_PARAMETERS, has_control, obj, page_envelope, record, text, when
 from adminops.audit import actor_of
 from adminops.jobs import JOB_SPECS, job_trigger
@@ -27,7 +26,7 @@ from config.api.pagination import page_request, paginate
 from config.api.schema import v1_envelope
 from config.api.timestamps import iso_ms
 from config.api.validation import validated
-from config.api.views import TenantAPIView
+from config.api.views import TenantAPIView, TenantViewSet
 
 
 def tenant_body(tenant: Tenant) -> dict:

@@ -10,7 +10,6 @@ from rest_framework import serializers
 from rest_framework.decorators import action
 
 from adminops.access import ADMIN_READ, ADMIN_WRITE
-from adminops.apis.base import TenantViewSet
 from adminops.apis.fields import (
     PAGE_PARAMETERS,
     ListOrCommaField,
@@ -35,7 +34,7 @@ from config.api.ratelimit import Bucket, principal_rate, rate_limit_hit
 from config.api.schema import v1_envelope
 from config.api.timestamps import iso_ms
 from config.api.validation import validated
-from config.api.views import PublicAPIView
+from config.api.views import PublicAPIView, TenantViewSet
 
 
 class ApiKeyRecordSerializer(serializers.Serializer):

@@ -16,7 +16,6 @@ from rest_framework.parsers import FormParser
 from rest_framework.response import Response
 
 from adminops.access import ADMIN_READ, ADMIN_WRITE
-from adminops.apis.base import TenantViewSet
 from adminops.apis.fields import (
     PAGE_PARAMETERS,
     has_control,
@@ -41,7 +40,7 @@ from config.api.ratelimit import Bucket, rate_limit_hit
 from config.api.schema import v1_envelope
 from config.api.timestamps import iso_ms
 from config.api.validation import validated
-from config.api.views import PublicAPIView, TenantAPIView
+from config.api.views import PublicAPIView, TenantAPIView, TenantViewSet
 
 CLIENT_PATH_PREFIX = "client-"
 

@@ -9,14 +9,19 @@ to the identity app: the resolver is named in settings (`API_TENANT_RESOLVER`), 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import cache
 
 from django.conf import settings
 from django.utils.module_loading import import_string
 from rest_framework.permissions import AllowAny, IsAuthenticated
+from rest_framework.response import Response
 from rest_framework.views import APIView
+from rest_framework.viewsets import ViewSet
 
+from config.api.envelopes import envelope
 from config.api.errors import RateLimited
+from config.api.pagination import page_request, paginate
 from config.api.ratelimit import Bucket, principal_rate, rate_limit_hit, tenant_rate
 
 
@@ -74,6 +79,27 @@ class TenantAPIView(RateLimitHeadersMixin, APIView):
         if isinstance(access, dict):
             return access.get(method) or access["GET"]
         return access
+
+
+# A resource collection served by a router: a TenantAPIView whose `access` is one object, or a dict
+# keyed by action (`list`, `retrieve`, `rotate`...); an `@action(access=...)` sets its own. A method
+# the route does not serve (and OPTIONS) needs the access of the route's GET, or of its one action,
+# and then answers 405: the order of checks of a plain view. (A comment, not a docstring:
+# drf-spectacular would show a docstring as every operation's description.)
+class TenantViewSet(ViewSet, TenantAPIView):
+    def required_access(self, method: str):
+        access = self.access
+        if not isinstance(access, dict):
+            return access
+        action = self.action if self.action in access else None
+        if action is None:
+            action = self.action_map.get("get") or next(iter(self.action_map.values()))
+        return access[action]
+
+    def page(self, queryset, name: str, shape: Callable[[object], dict]) -> Response:
+        """One page of `queryset` as `{name: [...], pagination}` (DESIGN section 4)."""
+        items, pagination = paginate(queryset, page_request(self.request))
+        return envelope({name: [shape(item) for item in items], "pagination": pagination})
 
 
 class PublicAPIView(APIView):

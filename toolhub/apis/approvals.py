@@ -11,8 +11,9 @@ from config.api.envelopes import tool_response
 from config.api.pagination import page_request, paginate
 from config.api.schema import tool_envelope
 from config.api.validation import validated
+from config.api.views import TenantViewSet
 from toolhub.access import APPROVALS_DECIDE, APPROVALS_READ
-from toolhub.apis import TenantViewSet, query_choice
+from toolhub.apis import query_choice
 from toolhub.apis.fields import StringField
 from toolhub.apis.shapes import ApprovalList, ApprovalShape, approval_data, list_envelope
 from toolhub.models import Approval

@@ -11,8 +11,9 @@ from config.api.envelopes import tool_response
 from config.api.pagination import page_request, paginate
 from config.api.schema import tool_envelope
 from config.api.validation import validated
+from config.api.views import TenantViewSet
 from toolhub.access import CONNECTIONS_READ, CONNECTIONS_WRITE
-from toolhub.apis import TenantViewSet, query_choice
+from toolhub.apis import query_choice
 from toolhub.apis.fields import StrictBooleanField, StringField, UrlStringField
 from toolhub.apis.shapes import (
     ConnectionList,
@@ -68,10 +69,11 @@ def _model_fields(data: dict) -> dict:
 
 class ConnectionViewSet(TenantViewSet):
     access = {
-        "GET": CONNECTIONS_READ,
-        "POST": CONNECTIONS_WRITE,
-        "PATCH": CONNECTIONS_WRITE,
-        "DELETE": CONNECTIONS_WRITE,
+        "list": CONNECTIONS_READ,
+        "create": CONNECTIONS_WRITE,
+        "retrieve": CONNECTIONS_READ,
+        "partial_update": CONNECTIONS_WRITE,
+        "destroy": CONNECTIONS_WRITE,
     }
     lookup_field = "connection_id"
 

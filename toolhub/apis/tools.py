@@ -11,8 +11,8 @@ from adminops.audit import actor_of
 from config.api.envelopes import tool_response
 from config.api.errors import InvalidParameter
 from config.api.schema import ToolErrorEnvelopeSerializer, tool_envelope
+from config.api.views import TenantViewSet
 from toolhub.access import TOOLS_LIST
-from toolhub.apis import TenantViewSet
 from toolhub.apis.shapes import ToolDefinition, ToolList, list_envelope, tool_data
 from toolhub.registry import DOMAINS, tools_all
 from toolhub.selectors import tool_get
