@@ -29,7 +29,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from adminops.models import AuditChainHead, AuditEntry
-from config.db import insert_params, insert_select_sql, insert_sql, inserted, prepared_cursor
+from config.db import insert_params, insert_select_sql, inserted, prepared_cursor
 
 PLATFORM_CHAIN = "platform"
 GENESIS = "0" * 64
@@ -63,11 +63,12 @@ def audit_record(
 ) -> AuditEntry:
     """Append one entry to the tenant's chain (the platform chain when `tenant` is None)."""
     entry = _new_entry(tenant, action, category, actor, resource, details, status, request_id)
-    # No savepoint of its own inside the caller's transaction (two fewer round trips per change):
-    # an entry that fails to write must fail the change it records anyway.
+    # No savepoint of its own inside the caller's transaction: an entry that fails to write must
+    # fail the change it records anyway.
     with transaction.atomic(savepoint=False):
         _link(entry, *_locked_head(_owner(tenant)))
-        _append(entry)
+        entry.save(force_insert=True)
+        AuditChainHead.objects.filter(chain=entry.chain).update(seq=entry.seq, last_hash=entry.hash)
     return entry
 
 
@@ -98,28 +99,6 @@ def _link(entry: AuditEntry, chain: str, seq: int, last_hash: str) -> None:
     """Make `entry` the next one of `chain`, whose head is (seq, last_hash)."""
     entry.chain, entry.seq, entry.prev_hash = chain, seq + 1, last_hash
     entry.hash = link_hash(entry)
-
-
-# Every change writes an entry, so the writer uses SQL prepared once instead of compiling three ORM
-# queries per entry (about a third of an audited request's Python, measured in docs/performance.md).
-def _append(entry: AuditEntry) -> None:
-    """Insert the entry and move its chain's head to it: one statement on PostgreSQL."""
-    insert, values = insert_sql(AuditEntry), insert_params(entry)
-    move = _move_head_sql()
-    head = [entry.seq, entry.hash, entry.chain]
-    with prepared_cursor() as cursor:
-        if connection.vendor == "postgresql":
-            cursor.execute(f"WITH entry AS ({insert} RETURNING 1) {move}", values + head)
-        else:
-            cursor.execute(insert, values)
-            cursor.execute(move, head)
-    inserted(entry)
-
-
-@cache
-def _move_head_sql() -> str:
-    table = connection.ops.quote_name(AuditChainHead._meta.db_table)
-    return f"UPDATE {table} SET seq = %s, last_hash = %s WHERE chain = %s"  # noqa: S608  # nosec B608: the table name only
 
 
 # ---- a change and its entry in one statement (PostgreSQL)
@@ -315,21 +294,11 @@ def _locked_head(owner: str) -> tuple[str, int, str]:
 
 
 def _free_head(names: list[str]) -> tuple[str, int, str] | None:
-    """The first of these heads no other transaction holds, locked (SKIP LOCKED where the database
-    has row locks; SQLite serialises writers itself)."""
-    with prepared_cursor() as cursor:
-        cursor.execute(_free_head_sql(len(names)), names)
-        row = cursor.fetchone()
-    return (row[0], int(row[1]), row[2]) if row else None
-
-
-@cache
-def _free_head_sql(count: int) -> str:
-    lock = " FOR UPDATE SKIP LOCKED" if connection.features.has_select_for_update_skip_locked else ""
-    return (
-        f"SELECT chain, seq, last_hash FROM {connection.ops.quote_name(AuditChainHead._meta.db_table)} "  # noqa: S608  # nosec B608: the table name and placeholders only
-        f"WHERE chain IN ({', '.join(['%s'] * count)}) ORDER BY chain LIMIT 1{lock}"
-    )
+    """The first of these heads no other transaction holds, locked until the caller's transaction
+    ends. On a database without row locks (SQLite) the lock clause is left out: it serialises
+    writers itself."""
+    heads = AuditChainHead.objects.filter(chain__in=names).order_by("chain")
+    return heads.select_for_update(skip_locked=True).values_list("chain", "seq", "last_hash").first()
 
 
 @cache

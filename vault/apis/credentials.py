@@ -7,6 +7,7 @@ from rest_framework.exceptions import ParseError
 
 from adminops.access import VAULT_READ, VAULT_SECRETS, VAULT_WRITE
 from adminops.audit import actor_of
+from adminops.people import person
 from config.api.envelopes import envelope
 from config.api.errors import InvalidParameter
 from config.api.pagination import page_info, page_request
@@ -17,7 +18,7 @@ from config.api.views import TenantAPIView
 from vault import selectors, services
 from vault.apis import inputs, outputs
 from vault.models import Credential
-from vault.services.common import parse_credential_id, person
+from vault.services.common import parse_credential_id
 
 CREDENTIAL_ID_QUERY = OpenApiParameter(
     "credentialId", str, OpenApiParameter.QUERY, required=False, description="cred-<uuid> or a UUID"
