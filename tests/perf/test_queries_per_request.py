@@ -25,6 +25,8 @@ URL = "/api/v1/credentials"
 # An audited change, as production runs it (outside any test transaction), on every database:
 # BEGIN, the change, the audit chain's head (locked), the entry, the head's move, COMMIT.
 AUDITED_CHANGE = 6
+# What an audit entry costs beyond its INSERT: the move of its chain's head, an UPDATE of its own.
+AUDIT_APPEND_EXTRA = 1
 # Tool execute, as production runs it (outside any test transaction): the connection with the
 # tenant's approval policy and its credential (and, on PostgreSQL, an audit chain head), then on
 # PostgreSQL one statement writing the execution record, its credential's counted access and the
