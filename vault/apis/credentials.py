@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_serializer
 from rest_framework.decorators import action
 from rest_framework.exceptions import ParseError
 from rest_framework.viewsets import ViewSet
@@ -90,7 +90,12 @@ class CredentialViewSet(ViewSet, TenantAPIView):
             OpenApiParameter("limit", int, required=False, description="1..100, default 50"),
             OpenApiParameter("offset", int, required=False, description="default 0"),
         ],
-        responses={200: v1_envelope("CredentialListEnvelope", outputs.CredentialListSerializer())},
+        # One envelope, not an array of them as drf-spectacular would take a `list` action's to be.
+        responses={
+            200: extend_schema_serializer(many=False)(
+                v1_envelope("CredentialListEnvelope", outputs.CredentialListSerializer())
+            )
+        },
         tags=["vault"],
     )
     def list(self, request):
