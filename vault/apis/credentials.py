@@ -49,8 +49,9 @@ class CredentialViewSet(ViewSet, TenantAPIView):
     access = {"list": VAULT_READ, "create": VAULT_WRITE, "retrieve": VAULT_SECRETS, "details": VAULT_READ}
 
     def required_access(self, method: str):
-        # A method the route does not serve (405, after this check) needs what its GET needs.
-        return self.access[self.action or self.action_map["get"]]
+        # OPTIONS, or a method the route does not serve (405, after this check), needs what the
+        # route's GET needs.
+        return self.access.get(self.action) or self.access[self.action_map["get"]]
 
     @extend_schema(
         operation_id="credentials_store",
