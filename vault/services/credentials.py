@@ -10,28 +10,15 @@ from django.utils import timezone
 
 from adminops.models import Tenant
 from adminops.people import person
-from config.api.errors import ApiError, Conflict, value_error
+from config.api.errors import ApiError, Conflict
 from config.api.timestamps import iso_ms
-from integrations.http import OutboundRefused, guard_url
+from integrations.http import guard_field
 from vault import usage
 from vault.models import Credential
 from vault.selectors import credential_get, credential_get_by_integration
 from vault.services.common import CredentialAlreadyDeleted, credential_audit, credential_count
 from vault.services.refresh import credential_refresh, refresh_due, refresh_error_of, refreshable
 from vault.services.secrets import Revealed, reveal, seal_into
-
-
-def endpoint_guard(field: str, url: str) -> None:
-    """A stored endpoint must be one the outbound guard would call (decided now, before any use);
-    a host that does not resolve from here is accepted, it is checked again on every call."""
-    if not url:
-        return
-    try:
-        guard_url(url, unresolvable_ok=True)
-    except OutboundRefused as exc:
-        raise value_error(
-            field, f"The URL is not allowed: {exc.reason}", v2_type="value_error.url.host"
-        ) from None
 
 
 def credential_store(
@@ -52,8 +39,8 @@ def credential_store(
     secrets: dict[str, str] | None = None,
     request_id: str | None = None,
 ) -> Credential:
-    endpoint_guard("tokenEndpoint", token_endpoint)
-    endpoint_guard("authorizationEndpoint", authorization_endpoint)
+    guard_field("tokenEndpoint", token_endpoint)
+    guard_field("authorizationEndpoint", authorization_endpoint)
     now = timezone.now()
     credential = Credential(
         id=uuid.uuid4(),
