@@ -9,7 +9,10 @@ class IngestionConfig(AppConfig):
         from django.db.models.signals import post_delete
 
         from adminops.models import Tenant
-        from ingestion import health, jobs, seeding  # noqa: F401  (register the job and the seed hook)
+
+        # jobs, reports, seeding: register the job, the report section, the storage measure and the
+        # seed hook.
+        from ingestion import health, jobs, reports, seeding  # noqa: F401
         from ingestion.services import on_tenant_deleted
 
         health.register()
