@@ -17,7 +17,7 @@ from django.db.models.functions import Cast, Length
 from django.utils import timezone
 
 from adminops.jobs import JOB_SPECS, job_available
-from adminops.models import ApiKey, AuditEntry, JobRun, Membership, Role, Tenant
+from adminops.models import ApiKey, AuditArchive, AuditEntry, JobRun, Membership, Role, Tenant
 from adminops.services.tenants import credential_count
 from adminops.usage import month_label, tenant_calls
 from config.api.timestamps import iso_ms
@@ -114,8 +114,6 @@ def text_length(queryset, *columns: str) -> int:
 
 @storage_measure("auditEntries")
 def _audit_storage(tenant: Tenant) -> int:
-    from adminops.models import AuditArchive
-
     live = text_length(
         AuditEntry.objects.filter(tenant_id=tenant.id),
         "action", "category", "actor", "resource", "details", "request_id", "prev_hash", "hash",
@@ -126,7 +124,7 @@ def _audit_storage(tenant: Tenant) -> int:
 
 @storage_measure("credentials")
 def _credential_storage(tenant: Tenant) -> int:
-    # The vault's rows, read through the app registry like `_credentials` below (no import of vault).
+    # The vault's rows, read through the app registry like `_credentials` above (no import of vault).
     from django.apps import apps
 
     try:
