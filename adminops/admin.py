@@ -4,21 +4,28 @@ the audit browser (read-only, with a chain check) and job runs.
 Secrets created here (API keys, client secrets) are rendered once in the response page itself, never
 put in a message cookie or the session."""
 
+import json
+
 from django import forms
 from django.contrib import admin, messages
 from django.contrib.auth.admin import UserAdmin
+from django.http import Http404, HttpResponse
 from django.template.response import TemplateResponse
-from django.urls import reverse
+from django.urls import path, reverse
+from django.utils.html import format_html
+from django.utils.http import content_disposition_header
 
-from adminops.audit import audit_chain_verify
+from adminops.archive import audit_chain_verify_archived
 from adminops.models import (
     ApiKey,
+    AuditArchive,
     AuditEntry,
     JobRun,
     Membership,
     OAuthClient,
     ServiceAccount,
     Tenant,
+    UsageReport,
     User,
 )
 from adminops.people import user_person
@@ -275,7 +282,7 @@ class AuditEntryAdmin(admin.ModelAdmin):
     @admin.action(description="Verify the hash chain of the selected entries' tenants")
     def verify_chain(self, request, queryset):
         for chain in sorted(set(queryset.values_list("chain", flat=True))):
-            problems = audit_chain_verify(chain)
+            problems = audit_chain_verify_archived(chain)
             if problems:
                 self.message_user(request, f"Chain {chain}: {'; '.join(problems)}", messages.ERROR)
             else:
@@ -290,3 +297,91 @@ class JobRunAdmin(admin.ModelAdmin):
 
     def has_change_permission(self, request, obj=None):
         return False
+
+
+@admin.register(AuditArchive)
+class AuditArchiveAdmin(admin.ModelAdmin):
+    """Read-only: the auditLogArchive job writes these; `verify_audit_chain` reads them."""
+
+    list_display = ("chain", "first_seq", "last_seq", "entries", "first_timestamp", "last_timestamp", "path")
+    list_filter = (TenantFilter,)
+    search_fields = ("chain", "path", "sha256")
+    ordering = ("chain", "first_seq")
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(UsageReport)
+class UsageReportAdmin(admin.ModelAdmin):
+    """Written by the reportGeneration job. Superusers see every tenant's reports; a staff user sees
+    those of the tenants where they are a tenant admin, and no one else does."""
+
+    list_display = ("tenant", "month", "complete", "generated_at", "download")
+    list_filter = ("complete",)
+    search_fields = ("tenant__name",)
+    ordering = ("-period_start", "tenant__name")
+    exclude = ("content",)
+
+    def get_queryset(self, request):
+        reports = super().get_queryset(request).select_related("tenant")
+        if request.user.is_superuser:
+            return reports
+        return reports.filter(tenant_id__in=_administered_tenants(request.user))
+
+    def has_module_permission(self, request):
+        return request.user.is_superuser or bool(_administered_tenants(request.user))
+
+    def has_view_permission(self, request, obj=None):
+        if request.user.is_superuser:
+            return True
+        tenants = _administered_tenants(request.user)
+        return bool(tenants) if obj is None else obj.tenant_id in tenants
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return request.user.is_superuser
+
+    @admin.display(description="month", ordering="period_start")
+    def month(self, report):
+        return f"{report.period_start:%Y-%m}"
+
+    @admin.display(description="report")
+    def download(self, report):
+        url = reverse("admin:adminops_usagereport_download", args=[report.pk])
+        return format_html('<a href="{}">Download (JSON)</a>', url)
+
+    def get_urls(self):
+        view = self.admin_site.admin_view(self.download_view)
+        download = path("<uuid:report_id>/download/", view, name="adminops_usagereport_download")
+        return [download, *super().get_urls()]
+
+    def download_view(self, request, report_id):
+        report = self.get_queryset(request).filter(id=report_id).first()
+        if report is None or not self.has_view_permission(request, report):
+            raise Http404("No such report.")
+        body = json.dumps(report.content, indent=2, sort_keys=True).encode()
+        response = HttpResponse(body, content_type="application/json")
+        name = f"usage-{report.tenant.name}-{report.period_start:%Y-%m}.json"
+        response["Content-Disposition"] = content_disposition_header(True, name)
+        response["Cache-Control"] = "no-store"
+        return response
+
+
+def _administered_tenants(user) -> set:
+    """The tenants where a staff user holds the tenant_admin role."""
+    if not (user.is_active and user.is_staff):
+        return set()
+    memberships = Membership.objects.filter(user=user).values_list("tenant_id", "roles")
+    return {tenant_id for tenant_id, roles in memberships if "tenant_admin" in roles}

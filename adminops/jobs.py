@@ -53,7 +53,11 @@ JOB_SPECS: dict[str, JobSpec] = {
             {"minute": "30", "hour": "3"},
         ),
         JobSpec("dataSync", "Synchronise knowledge sources.", None),
-        JobSpec("reportGeneration", "Generate usage reports.", None),
+        JobSpec(
+            "reportGeneration",
+            "Write each tenant's usage report of the month so far, and close last month's.",
+            {"minute": "15", "hour": "4"},
+        ),
         JobSpec("dekRotation", "Re-encrypt a tenant's secrets under its new data key.", None),
         JobSpec(
             "failedFilesRetention", "Delete failed-file records past retention.", {"minute": "0", "hour": "2"}
@@ -147,6 +151,22 @@ def cleanup_expired_sessions(run: JobRun) -> int:
     from adminops.services.oauth import oauth_tokens_purge
 
     return api_keys_expire_and_purge() + oauth_tokens_purge()
+
+
+@job_implementation("auditLogArchive")
+def audit_log_archive(run: JobRun) -> int:
+    """Idempotent: a second run finds nothing older than the retention left in the table."""
+    from adminops.archive import audit_archive
+
+    return audit_archive(run_id=run.id)
+
+
+@job_implementation("reportGeneration")
+def report_generation(run: JobRun) -> int:
+    """Idempotent: a second run replaces the same reports (one per tenant and month)."""
+    from adminops.reports import usage_reports_generate
+
+    return usage_reports_generate(run_id=run.id)
 
 
 @job_implementation("usageFlush")

@@ -1,15 +1,23 @@
-"""Numbers computed live from real rows: tenant statistics and job statistics."""
+"""Numbers computed live from real rows: tenant statistics and job statistics.
+
+Storage (`usage.storageUsedMB`) is the sum of what each app measures for the tenant: apps register a
+`@storage_measure(name)` function (tenant) -> characters of the tenant's stored text, the way jobs
+and seed hooks are registered, so adminops reads no other app's tables (docs/administration.md).
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import timedelta
 
 from celery.schedules import crontab
-from django.db.models import Avg, Count, Q
+from django.conf import settings
+from django.db.models import Avg, Count, Q, Sum, TextField
+from django.db.models.functions import Cast, Length
 from django.utils import timezone
 
 from adminops.jobs import JOB_SPECS, job_available
-from adminops.models import ApiKey, AuditEntry, JobRun, Membership, Role, Tenant
+from adminops.models import ApiKey, AuditArchive, AuditEntry, JobRun, Membership, Role, Tenant
 from adminops.services.tenants import credential_count
 from adminops.usage import month_label, tenant_calls
 from config.api.timestamps import iso_ms
@@ -46,6 +54,8 @@ def tenant_stats(*, tenant: Tenant) -> dict:
         "usage": {
             "apiCallsThisMonth": tenant_calls(tenant.id, month_label(now)),
             "apiCallsLastMonth": tenant_calls(tenant.id, month_label(last_month)),
+            "storageUsedMB": round(tenant_storage_bytes(tenant) / MB, 2),
+            "storageQuotaMB": storage_quota_mb(tenant),
         },
         "lastActivity": iso_ms(last_entry.timestamp) if last_entry else None,
         "generatedAt": iso_ms(now),
@@ -65,6 +75,65 @@ def _credentials(tenant: Tenant) -> dict:
     active = rows.filter(status="active").count() if "status" in names else total
     expired = rows.filter(is_expired=True).count() if "is_expired" in names else 0
     return {"total": total, "active": active, "expired": expired}
+
+
+MB = 1024 * 1024
+StorageMeasure = Callable[[Tenant], int]
+_STORAGE_MEASURES: dict[str, StorageMeasure] = {}
+
+
+def storage_measure(name: str) -> Callable[[StorageMeasure], StorageMeasure]:
+    """Register what one app stores for a tenant, in characters of stored text (a byte each for
+    ASCII): one cheap aggregate, not an exact on-disk size (docs/administration.md)."""
+
+    def register(function: StorageMeasure) -> StorageMeasure:
+        _STORAGE_MEASURES[name] = function
+        return function
+
+    return register
+
+
+def tenant_storage_bytes(tenant: Tenant) -> int:
+    return sum(measure(tenant) for measure in _STORAGE_MEASURES.values())
+
+
+def storage_quota_mb(tenant: Tenant) -> int:
+    """The tenant's `subscription.storageQuotaMB` (set by operators in the console: the tenant's
+    admins may change `settings` themselves), else TENANT_STORAGE_QUOTA_MB."""
+    quota = (tenant.subscription or {}).get("storageQuotaMB")
+    if isinstance(quota, int) and not isinstance(quota, bool) and quota > 0:
+        return quota
+    return settings.TENANT_STORAGE_QUOTA_MB
+
+
+def text_length(queryset, *columns: str) -> int:
+    """Characters stored in these columns (text, or JSON as its text) of the rows: one query."""
+    sums = queryset.aggregate(**{c: Sum(Length(Cast(c, output_field=TextField()))) for c in columns})
+    return sum(value or 0 for value in sums.values())
+
+
+@storage_measure("auditEntries")
+def _audit_storage(tenant: Tenant) -> int:
+    live = text_length(
+        AuditEntry.objects.filter(tenant_id=tenant.id),
+        "action", "category", "actor", "resource", "details", "request_id", "prev_hash", "hash",
+    )  # fmt: skip
+    archived = AuditArchive.objects.filter(tenant_id=tenant.id).aggregate(n=Sum("size_bytes"))["n"]
+    return live + (archived or 0)
+
+
+@storage_measure("credentials")
+def _credential_storage(tenant: Tenant) -> int:
+    # The vault's rows, read through the app registry like `_credentials` above (no import of vault).
+    from django.apps import apps
+
+    try:
+        model = apps.get_model("vault", "Credential")
+    except LookupError:
+        return 0
+    columns = ["integration_id", "name", "description", "metadata", "scopes", "token_endpoint"]
+    columns += ["authorization_endpoint", "access_token", "refresh_token", "secrets"]
+    return text_length(model.objects.filter(tenant=tenant), *columns)
 
 
 _API_STATUS = {"queued": "queued", "started": "processing", "succeeded": "completed", "failed": "failed"}

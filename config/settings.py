@@ -262,6 +262,11 @@ AUDIT_HMAC_KEY = env("AUDIT_HMAC_KEY", default=None) or SECRET_KEY
 AUDIT_CHAIN_STRIPES = env.int("AUDIT_CHAIN_STRIPES", default=8)
 if not 1 <= AUDIT_CHAIN_STRIPES <= 99:  # a chain name is the tenant id and ".NN" (40 characters)
     raise ImproperlyConfigured("AUDIT_CHAIN_STRIPES must be between 1 and 99.")
+# The auditLogArchive job moves entries older than this into compressed files under this directory.
+AUDIT_ARCHIVE_AFTER_DAYS = env.int("AUDIT_ARCHIVE_AFTER_DAYS", default=365)
+AUDIT_ARCHIVE_DIR = Path(env("AUDIT_ARCHIVE_DIR", default=str(VAR_DIR / "audit-archive")))
+# A tenant's storage quota unless its settings name one (`storageQuotaMB`).
+TENANT_STORAGE_QUOTA_MB = env.int("TENANT_STORAGE_QUOTA_MB", default=1024)
 
 # The load harness's baseline endpoints (bench/views.py); never on in production.
 BENCH_ENDPOINTS = env.bool("BENCH_ENDPOINTS", default=False)

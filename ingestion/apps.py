@@ -6,6 +6,14 @@ class IngestionConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from ingestion import health, jobs, seeding  # noqa: F401  (register the job and the seed hook)
+        from django.db.models.signals import post_delete
+
+        from adminops.models import Tenant
+
+        # jobs, reports, seeding: register the job, the report section, the storage measure and the
+        # seed hook.
+        from ingestion import health, jobs, reports, seeding  # noqa: F401
+        from ingestion.services import on_tenant_deleted
 
         health.register()
+        post_delete.connect(on_tenant_deleted, sender=Tenant, dispatch_uid="ingestion-forget-tenant")

@@ -10,7 +10,9 @@ from ingestion.records import CONTENT_TYPES, ERROR_TYPES
 
 class FailedFileRow(models.Model):
     # A string, not a foreign key: the store's interface is the same for both backends, and the
-    # Azure table cannot cascade either (tenant deletion calls the store's forget_tenant).
+    # Azure table cannot cascade either. A deleted tenant's rows go through the store's
+    # forget_tenant once the deletion commits (ingestion.services.on_tenant_deleted, a post_delete
+    # receiver), in both backends alike.
     tenant_id = models.CharField(max_length=64)
     content_type = models.CharField(max_length=32, choices=[(c, c) for c in CONTENT_TYPES])
     file_key = models.CharField(max_length=64, help_text="SHA-256 of the file id.")

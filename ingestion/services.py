@@ -6,15 +6,19 @@ they are not audited one by one; the retention job's runs are recorded in JobRun
 
 from __future__ import annotations
 
+import logging
 from datetime import UTC, datetime, timedelta
 
 from django.conf import settings
+from django.db import transaction
 from django.utils import timezone
 
 from adminops.models import Tenant
 from config.api.errors import value_error
 from ingestion.records import CONTENT_TYPES, ERROR_TYPES, FailedFile, FailureReport
 from ingestion.store import failed_file_store
+
+logger = logging.getLogger(__name__)
 
 MAX_FILE_ID = 2048
 MAX_FILE_NAME = 1024
@@ -62,9 +66,23 @@ def failed_file_remove(*, tenant: Tenant, content_type: str, file_id: str) -> bo
 
 
 def failed_files_forget_tenant(*, tenant: Tenant) -> int:
-    """Delete all of a tenant's records: call when the tenant is deleted (no cascade reaches the
-    Azure table)."""
+    """Delete all of a tenant's records: when the tenant is deleted (no cascade reaches the Azure
+    table, and the ORM table holds the tenant as a plain value)."""
     return failed_file_store().forget_tenant(tenant_id=str(tenant.id))
+
+
+def on_tenant_deleted(sender, instance: Tenant, **kwargs) -> None:
+    """post_delete receiver for Tenant (connected in IngestionConfig.ready), whoever deletes it: the
+    API, the console or a script. The records go once the deletion has committed, so a deletion
+    that rolls back keeps them; `robust`: a store that is down then does not fail the deletion
+    (logged; retention removes the records later)."""
+    tenant_id = str(instance.pk)
+    transaction.on_commit(lambda: _forget(tenant_id), robust=True)
+
+
+def _forget(tenant_id: str) -> None:
+    deleted = failed_file_store().forget_tenant(tenant_id=tenant_id)
+    logger.info("Deleted %d failed-file records of the deleted tenant %s", deleted, tenant_id)
 
 
 def failed_files_purge_expired(*, now: datetime | None = None) -> int:

@@ -48,6 +48,8 @@ _FIELDS = [
     "retry_count",
 ]
 
+_TEXT_FIELDS = [name for name in _FIELDS if name not in ("failed_at", "retry_count")]
+
 
 def partition_key(tenant_id: str, content_type: str) -> str:
     return f"{tenant_id}|{content_type}"
@@ -139,6 +141,21 @@ class AzureTablesStore:
             self._delete_matching("PartitionKey eq @pk", {"pk": partition_key(tenant_id, content_type)})
             for content_type in CONTENT_TYPES
         )
+
+    def stored_size(self, *, tenant_id: str) -> int:
+        # The table has no aggregates: the tenant's partitions are read, their text properties only.
+        with _unavailable_on_error("size"):
+            self._ensure_table()
+            return sum(
+                sum(len(entity.get(name) or "") for name in _TEXT_FIELDS)
+                for content_type in CONTENT_TYPES
+                for entity in self._table.query_entities(
+                    "PartitionKey eq @pk",
+                    parameters={"pk": partition_key(tenant_id, content_type)},
+                    select=_TEXT_FIELDS,
+                    results_per_page=PAGE_SIZE,
+                )
+            )
 
     def probe(self) -> None:
         with _unavailable_on_error("probe"):

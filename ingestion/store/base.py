@@ -45,6 +45,9 @@ class FailedFileStore(Protocol):
     def forget_tenant(self, *, tenant_id: str) -> int:
         """Delete all of one tenant's records (when the tenant itself is deleted)."""
 
+    def stored_size(self, *, tenant_id: str) -> int:
+        """Characters of text stored in one tenant's records (the tenant's storage, roughly)."""
+
     def probe(self) -> None:
         """A cheap read that raises when the backend is unavailable (the health check)."""
 

@@ -12,6 +12,8 @@ from ingestion.models import FailedFileRow
 from ingestion.records import FailedFile, FailedFilePage, FailureReport, file_key
 
 _RECORD_FIELDS = [field.name for field in dataclasses.fields(FailedFile)]
+TEXT_COLUMNS = ["content_type", "file_id", "platform_domain", "file_name", "source_url"]
+TEXT_COLUMNS += ["error_type", "error_message"]
 
 
 class OrmStore:
@@ -70,6 +72,11 @@ class OrmStore:
     def forget_tenant(self, *, tenant_id: str) -> int:
         deleted, _ = FailedFileRow.objects.filter(tenant_id=tenant_id).delete()
         return deleted
+
+    def stored_size(self, *, tenant_id: str) -> int:
+        from adminops.stats import text_length
+
+        return text_length(FailedFileRow.objects.filter(tenant_id=tenant_id), *TEXT_COLUMNS)
 
     def probe(self) -> None:
         FailedFileRow.objects.only("id").first()

@@ -1,10 +1,14 @@
 from django.core.management.base import BaseCommand, CommandError
 
-from adminops.audit import audit_chain_verify, audit_chains
+from adminops.archive import audit_chain_verify_archived
+from adminops.audit import audit_chains
 
 
 class Command(BaseCommand):
-    help = "Verify every audit hash chain (or one tenant's with --tenant); exits 1 on tampering."
+    help = (
+        "Verify every audit hash chain (or one tenant's with --tenant), archived entries included; "
+        "exits 1 on tampering."
+    )
 
     def add_arguments(self, parser):
         parser.add_argument("--tenant", help="tenant UUID, or 'platform'")
@@ -13,7 +17,7 @@ class Command(BaseCommand):
         chains = audit_chains(options["tenant"]) if options["tenant"] else audit_chains()
         broken = 0
         for chain in chains:
-            problems = audit_chain_verify(chain)
+            problems = audit_chain_verify_archived(chain)
             broken += bool(problems)
             for problem in problems:
                 self.stderr.write(f"{chain}: {problem}")
