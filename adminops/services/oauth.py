@@ -24,6 +24,7 @@ from adminops.people import person
 from adminops.scopes import DEFAULT_SERVICE_PERMISSIONS, service_scopes
 from adminops.services.api_keys import ip_whitelist_check, scopes_check
 from config.api.errors import Conflict, ResourceNotFound, value_error
+from config.api.timestamps import iso_ms
 
 # Token lifetimes in seconds, named-endpoints 5's defaults. Only access tokens are issued today; the
 # refresh and ID token lifetimes are what those tokens will have once their grants exist.
@@ -227,7 +228,7 @@ def oauth_client_delete(
             raise Conflict(
                 "This OAuth client was already deleted.",
                 code="OAUTH_CLIENT_ALREADY_DELETED",
-                details={"deletedAt": client.deleted_at.isoformat() if client.deleted_at else None},
+                details={"deletedAt": iso_ms(client.deleted_at)},
             )
         previous = client.status
         active = client.tokens.filter(expires_at__gt=timezone.now()).count()

@@ -214,7 +214,8 @@ def test_deleting_the_client_revokes_its_tokens(as_owner, registered, client_for
     deleted = assert_ok(as_owner.delete(f"{URL}/{registered['id']}"))
     assert deleted["status"] == "deleted" and deleted["tokensRevoked"] == 1
     assert_error(client_for(raw, tenant).get(URL), 401, "UNAUTHORIZED")
-    assert_error(as_owner.delete(f"{URL}/{registered['id']}"), 409, "OAUTH_CLIENT_ALREADY_DELETED")
+    again = assert_error(as_owner.delete(f"{URL}/{registered['id']}"), 409, "OAUTH_CLIENT_ALREADY_DELETED")
+    assert again["details"] == {"deletedAt": deleted["deletedAt"]}
     again = _post(
         {"grant_type": "client_credentials"},
         HTTP_AUTHORIZATION=basic(registered["clientId"], registered["clientSecret"]),
