@@ -6,7 +6,7 @@ from config.api.timestamps import iso_ms_text
 from integrations.itsm import ARTICLE_FIELDS, INCIDENT_FIELDS, query_value
 from toolhub.registry import tool_define
 
-DATE_TIMES = {"opened_at", "sys_updated_on"}
+DATE_TIMES = {"opened_at", "sys_updated_on"}  # the date-times among INCIDENT_FIELDS, ARTICLE_FIELDS
 
 SYS_ID = {"type": "string", "pattern": "^[0-9a-f]{32}$", "description": "The record's sys_id."}
 LEVEL = {"type": "integer", "minimum": 1, "maximum": 3}
