@@ -7,7 +7,6 @@ class AdminopsConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from django.db.backends.signals import connection_created
         from django.db.models.signals import post_delete, post_save
 
         from adminops import (
@@ -16,7 +15,6 @@ class AdminopsConfig(AppConfig):
             jobs,  # noqa: F401  (registers the job implementations)
         )
         from adminops.models import ApiKey, Tenant
-        from config.db import tune_connection
 
         for model in (ApiKey, Tenant):
             post_save.connect(
@@ -26,4 +24,3 @@ class AdminopsConfig(AppConfig):
                 authcache.on_delete, sender=model, dispatch_uid=f"authcache-del-{model.__name__}"
             )
         post_save.connect(audit.on_tenant_created, sender=Tenant, dispatch_uid="audit-chains-open")
-        connection_created.connect(tune_connection, dispatch_uid="tune-connection")

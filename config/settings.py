@@ -110,14 +110,14 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
         "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
     }
 else:
-    if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
-        DATABASES["default"]["ENGINE"] = "config.postgres"  # Django's, with a cheaper health check
     DATABASES["default"]["CONN_MAX_AGE"] = env.int("DATABASE_CONN_MAX_AGE", default=60)
     DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
     DATABASES["default"].setdefault("OPTIONS", {})["connect_timeout"] = 3
-# The statements every request runs are prepared once per connection (config/db.py). Off for a
-# pooler that cannot keep prepared statements (PgBouncer in transaction mode before 1.21).
-DATABASE_PREPARED_STATEMENTS = env.bool("DATABASE_PREPARED_STATEMENTS", default=True)
+    if env.bool("DATABASE_PREPARED_STATEMENTS", default=False):
+        # Django's own options: parameters bound on the server, and a statement that a connection
+        # runs twice is prepared there (parsed and planned once). Not behind a pooler that cannot
+        # keep prepared statements (PgBouncer in transaction mode before 1.21).
+        DATABASES["default"]["OPTIONS"] |= {"server_side_binding": True, "prepare_threshold": 2}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 AUTH_USER_MODEL = "adminops.User"
 

@@ -58,18 +58,9 @@ class FailureReport:
 
 
 @dataclass(frozen=True)
-class FailedFile:
+class FailedFile(FailureReport):
     """One stored record: the latest failure of a file, and how many times it has failed."""
 
-    tenant_id: str
-    platform_domain: str
-    content_type: str
-    file_id: str
-    file_name: str
-    source_url: str
-    error_type: str
-    error_message: str
-    failed_at: datetime
     retry_count: int
 
 

@@ -39,6 +39,8 @@ from urllib3.connection import HTTPConnection, HTTPSConnection
 from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
 from urllib3.util import create_urllib3_context
 
+from config.api.errors import RequestInvalid, value_error
+
 logger = logging.getLogger(__name__)
 
 DEFAULT_TIMEOUT = (5.0, 30.0)
@@ -105,6 +107,23 @@ def guard_url(url: str, *, unresolvable_ok: bool = False) -> None:
     for info in infos:
         if not address_is_public(info[4][0]):
             raise OutboundRefused("The URL points to a private, loopback, link-local or reserved address.")
+
+
+def refusal_error(field: str | tuple, refusal: OutboundRefused) -> RequestInvalid:
+    """The guard's refusal of a URL that a request body carried in `field`, as that field's
+    validation error (DESIGN section 14: vault 422 naming the field, /v2 `value_error.url.host`)."""
+    return value_error(field, f"The URL is not allowed: {refusal.reason}", v2_type="value_error.url.host")
+
+
+def guard_field(field: str | tuple, url: str) -> None:
+    """A URL stored now and called later (a token endpoint, a connection's base URL) must be one the
+    guard would call; a host that does not resolve from here yet passes, and is checked on every call."""
+    if not url:
+        return
+    try:
+        guard_url(url, unresolvable_ok=True)
+    except OutboundRefused as exc:
+        raise refusal_error(field, exc) from None
 
 
 def _looks_numeric(host: str) -> bool:

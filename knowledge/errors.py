@@ -15,7 +15,7 @@ from integrations.errors import (
     VendorError,
     VendorThrottled,
 )
-from integrations.http import OutboundRefused
+from integrations.http import OutboundRefused, refusal_error
 
 logger = logging.getLogger(__name__)
 
@@ -41,7 +41,7 @@ def platform_call(
         yield
     except OutboundRefused as exc:
         if url_field is not None:
-            raise value_error(url_field, exc.reason, v2_type="value_error.url.host") from exc
+            raise refusal_error(url_field, exc) from exc
         logger.error("The outbound guard refused a configured platform URL: %s", exc.reason)
         raise UpstreamUnavailable("The platform could not be reached.") from exc
     except CredentialsInvalid as exc:

@@ -24,10 +24,9 @@ from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
-from django.db import IntegrityError, connection, transaction
+from django.db import IntegrityError, transaction
 
 from config.api.errors import ServiceUnavailable
-from config.db import prepared_cursor
 from vault.crypto import forget_ciphers
 
 _CHECK_CONSTANT = b"vault master key check v1"
@@ -148,41 +147,14 @@ def dek_for(*, tenant_id, version: int) -> bytes:
 
 def active_dek(*, tenant_id) -> tuple[int, bytes]:
     """(version, key) of the tenant's active data key, created on first use."""
-    version, key, _ = active_dek_with(tenant_id=tenant_id)
-    return version, key
-
-
-def active_dek_with(*, tenant_id, columns: tuple[str, list] = ("", [])) -> tuple[int, bytes, tuple]:
-    """`active_dek`, and the values of the caller's own scalar `columns` (SQL and parameters) read
-    in the same statement."""
     from vault.models import DataKey
 
-    # Every credential write asks this, so the query is prepared once; at most one key per tenant is
-    # active (a unique constraint).
-    more, more_params = columns
-    with prepared_cursor() as cursor:
-        cursor.execute(
-            _active_version_sql(more),
-            [
-                DataKey._meta.get_field("tenant").get_db_prep_value(tenant_id, connection),
-                DataKey.Status.ACTIVE,
-                *more_params,
-            ],
-        )
-        version, *values = cursor.fetchone()
+    # At most one key per tenant is active (a unique constraint).
+    active = DataKey.objects.filter(tenant_id=tenant_id, status=DataKey.Status.ACTIVE)
+    version = active.values_list("version", flat=True).first()
     if version is None:
         version = dek_create(tenant_id=tenant_id, version=1, first=True)
-    return version, dek_for(tenant_id=tenant_id, version=version), tuple(values)
-
-
-@cache
-def _active_version_sql(more_columns: str) -> str:
-    from vault.models import DataKey
-
-    quote, meta = connection.ops.quote_name, DataKey._meta
-    tenant, status = quote(meta.get_field("tenant").column), quote(meta.get_field("status").column)
-    version = f"SELECT version FROM {quote(meta.db_table)} WHERE {tenant} = %s AND {status} = %s"  # noqa: S608  # nosec B608: names from the model
-    return f"SELECT ({version}), {more_columns}" if more_columns else f"SELECT ({version})"
+    return version, dek_for(tenant_id=tenant_id, version=version)
 
 
 def dek_create(*, tenant_id, version: int, first: bool = False) -> int:

@@ -1,5 +1,5 @@
 """`manage.py check --deploy` is clean with production settings from the environment, and bandit
-finds nothing of medium severity or above (docs/security.md lists the justified `# nosec` lines)."""
+finds nothing of medium severity or above."""
 
 from __future__ import annotations
 

@@ -86,11 +86,11 @@ def test_an_interrupted_rotation_resumes_and_leaves_every_credential_readable(
     rotation_id = assert_ok(root_api.post(ROTATE, {"tenantId": str(tenant.id)}, format="json"))["rotationId"]
     real_batch, calls = dek._rotate_batch, []
 
-    def dies_on_the_second_batch(rotation, batch_size, walk):
+    def dies_on_the_second_batch(rotation, batch_size):
         calls.append(1)
         if len(calls) == 2:
             raise RuntimeError("worker killed")
-        return real_batch(rotation, batch_size, walk)
+        return real_batch(rotation, batch_size)
 
     monkeypatch.setattr(dek, "_rotate_batch", dies_on_the_second_batch)
     with pytest.raises(RuntimeError):
@@ -151,7 +151,7 @@ def test_a_value_written_under_the_old_key_during_the_rotation_is_kept_and_moved
 
     def rotate() -> None:
         try:
-            dek_rotation_run(rotation_id=rotation_id[4:], batch_size=7, workers=2)
+            dek_rotation_run(rotation_id=rotation_id[4:], batch_size=7)
         except BaseException as exc:  # reported by the assertion below
             failures.append(exc)
         finally:

@@ -15,7 +15,7 @@ from adminops.audit import audit_record
 from adminops.models import Tenant
 from config.api.errors import ApiError, Conflict, value_error
 from config.api.timestamps import iso_ms
-from integrations.http import OutboundRefused, guard_url
+from integrations.http import guard_field
 from toolhub.connectors import connection_probe
 from toolhub.models import Connection
 from toolhub.registry import DOMAINS
@@ -39,7 +39,7 @@ def connection_create(
     request_id: str = "",
 ) -> Connection:
     _check_domain(domain, connector)
-    _check_url("base_url", base_url)
+    guard_field("base_url", base_url)
     _check_settings(settings or {})
     _check_credential(tenant, integration_id)
     connection = Connection(
@@ -71,7 +71,7 @@ def connection_update(
     if "status" in changes and changes["status"] not in Connection.Status.values:
         raise value_error("status", "Must be one of: active, inactive.", v2_type="value_error.const")
     if "base_url" in changes:
-        _check_url("base_url", changes["base_url"])
+        guard_field("base_url", changes["base_url"])
     if "settings" in changes:
         _check_settings(changes["settings"])
     if "integration_id" in changes:
@@ -150,15 +150,6 @@ def _check_domain(domain: str, connector: str) -> None:
         raise value_error("connector", f"The {domain} domain is served by: {', '.join(DOMAINS[domain])}.")
 
 
-def _check_url(field: str, url: str) -> None:
-    try:
-        guard_url(url, unresolvable_ok=True)
-    except OutboundRefused as exc:
-        raise value_error(
-            field, f"The URL is not allowed: {exc.reason}", v2_type="value_error.url.host"
-        ) from None
-
-
 def _check_settings(settings: dict) -> None:
     if len(json.dumps(settings)) > MAX_SETTINGS_BYTES:
         raise value_error("settings", "Settings may hold at most 16 KiB of JSON.")
@@ -176,7 +167,7 @@ def _check_settings(settings: dict) -> None:
     if "login_url" in settings:
         if not isinstance(settings["login_url"], str):
             raise value_error(("settings", "login_url"), "Must be a URL string.")
-        _check_url("settings.login_url", settings["login_url"])
+        guard_field("settings.login_url", settings["login_url"])
 
 
 def _check_credential(tenant: Tenant, integration_id: str) -> None:

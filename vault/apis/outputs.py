@@ -6,34 +6,30 @@ from __future__ import annotations
 from rest_framework import serializers
 
 from adminops.models import Tenant
+from adminops.people import tenant_ref
 from config.api.schema import PaginationSerializer
 from config.api.timestamps import iso_ms
 from vault import keyring
 from vault.models import Credential, DekRotation
-from vault.selectors import CredentialSummary
 from vault.services.refresh import refresh_error_of
 from vault.services.secrets import Revealed
 
 
-def credential_record(credential: Credential | CredentialSummary, tenant: Tenant) -> dict:
-    """Every field but the secrets; shared by store, update, details, list, rotate (the list passes
-    the summary tuples of `vault.selectors`, which have the same attribute names)."""
-    return _record(credential, _tenant_ref(tenant))
+def credential_record(credential, tenant: Tenant) -> dict:
+    """Every field but the secrets; shared by store, update, details, list, rotate. `credential`: a
+    model instance, or a row of `vault.selectors.credential_page` (the same attribute names)."""
+    return _record(credential, tenant_ref(tenant))
 
 
-def credential_records(credentials: list[CredentialSummary], tenant: Tenant) -> list[dict]:
+def credential_records(credentials: list, tenant: Tenant) -> list[dict]:
     """`credential_record` of each credential of a page (of one tenant, written once)."""
-    owner = _tenant_ref(tenant)
+    owner = tenant_ref(tenant)
     return [_record(credential, owner) for credential in credentials]
 
 
-def _tenant_ref(tenant: Tenant) -> dict:
-    return {"id": str(tenant.id), "name": tenant.name}
-
-
-def _record(credential: Credential | CredentialSummary, owner: dict) -> dict:
+def _record(credential, owner: dict) -> dict:
     return {
-        "id": credential.public_id,
+        "id": f"cred-{credential.id}",
         "integrationId": credential.integration_id,
         "credentialName": credential.name,
         "description": credential.description,

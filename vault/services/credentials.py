@@ -6,40 +6,19 @@ import uuid
 from datetime import timedelta
 
 from django.db import IntegrityError, transaction
-from django.db.models import F
 from django.utils import timezone
 
-from adminops.audit import audit_head_peek, audit_in_one_statement, claimed_insert
 from adminops.models import Tenant
-from config.api.errors import ApiError, Conflict, value_error
+from adminops.people import person
+from config.api.errors import ApiError, Conflict
 from config.api.timestamps import iso_ms
-from config.db import insert_row, inserted
-from integrations.http import OutboundRefused, guard_url
-from vault import keyring, usage
+from integrations.http import guard_field
+from vault import usage
 from vault.models import Credential
-from vault.selectors import credential_get, credential_get_by_integration, credential_live_with_head
-from vault.services.common import (
-    CredentialAlreadyDeleted,
-    credential_audit,
-    credential_count_access,
-    credential_count_read,
-    person,
-)
+from vault.selectors import credential_get, credential_get_by_integration
+from vault.services.common import CredentialAlreadyDeleted, credential_audit, credential_count
 from vault.services.refresh import credential_refresh, refresh_due, refresh_error_of, refreshable
 from vault.services.secrets import Revealed, reveal, seal_into
-
-
-def endpoint_guard(field: str, url: str) -> None:
-    """A stored endpoint must be one the outbound guard would call (decided now, before any use);
-    a host that does not resolve from here is accepted, it is checked again on every call."""
-    if not url:
-        return
-    try:
-        guard_url(url, unresolvable_ok=True)
-    except OutboundRefused as exc:
-        raise value_error(
-            field, f"The URL is not allowed: {exc.reason}", v2_type="value_error.url.host"
-        ) from None
 
 
 def credential_store(
@@ -60,8 +39,8 @@ def credential_store(
     secrets: dict[str, str] | None = None,
     request_id: str | None = None,
 ) -> Credential:
-    endpoint_guard("tokenEndpoint", token_endpoint)
-    endpoint_guard("authorizationEndpoint", authorization_endpoint)
+    guard_field("tokenEndpoint", token_endpoint)
+    guard_field("authorizationEndpoint", authorization_endpoint)
     now = timezone.now()
     credential = Credential(
         id=uuid.uuid4(),
@@ -78,27 +57,17 @@ def credential_store(
         created_at=now,
         created_by=person(actor),
     )
-    audit = {
-        "action": "CREDENTIAL_CREATED",
-        "actor": actor,
-        "details": {"credentialName": name, "scopes": credential.scopes},
-        "request_id": request_id,
-    }
+    seal_into(credential, Revealed(access_token, refresh_token, secrets))
     try:
-        if audit_in_one_statement():
-            # The active key's version and the audit head in one read, then the row and its entry in
-            # one statement: two round trips instead of six (docs/performance.md).
-            head = audit_head_peek(tenant)
-            version, _, peeked = keyring.active_dek_with(tenant_id=tenant.id, columns=head.columns())
-            seal_into(credential, Revealed(access_token, refresh_token, secrets), version=version)
-            change = (*claimed_insert(credential), head.read(*peeked))
-            credential_audit(credential, **audit, change=change)
-            inserted(credential)
-        else:
-            seal_into(credential, Revealed(access_token, refresh_token, secrets))
-            with transaction.atomic():
-                insert_row(credential)
-                credential_audit(credential, **audit)
+        with transaction.atomic():
+            credential.save(force_insert=True)
+            credential_audit(
+                credential,
+                action="CREDENTIAL_CREATED",
+                actor=actor,
+                details={"credentialName": name, "scopes": credential.scopes},
+                request_id=request_id,
+            )
     except IntegrityError:
         raise Conflict(
             f"A credential for integration '{integration_id}' already exists.",
@@ -196,19 +165,10 @@ def credential_delete(
     return credential, affected
 
 
-class _NotTheCommonRead(Exception):
-    """The row needs more than the common read (absent, deleted, or its token is due a refresh)."""
-
-
 def credential_read_secrets(
     *, tenant: Tenant, actor: dict, integration_id: str, credential_id=None, request_id=None
 ) -> tuple[Credential, Revealed, dict | None]:
     """The decrypted GET: refresh first when due, count the access, audit the read."""
-    if credential_id is None:
-        try:
-            return _read_live_secrets(tenant, actor, integration_id, request_id)
-        except _NotTheCommonRead:
-            pass  # nothing was written: the transaction rolled back
     credential = credential_get_by_integration(
         tenant=tenant, integration_id=integration_id, credential_id=credential_id
     )
@@ -226,47 +186,10 @@ def credential_read_secrets(
     revealed = reveal(credential)
     now = timezone.now()
     with transaction.atomic():
-        Credential.objects.filter(id=credential.id).update(
-            last_accessed_at=now, access_count=F("access_count") + 1
-        )
+        credential_count(credential.pk, now)  # the row's lock first, then the audit head's
         credential_audit(credential, action="CREDENTIAL_SECRET_READ", actor=actor, request_id=request_id)
     credential.last_accessed_at, credential.access_count = now, credential.access_count + 1
     return credential, revealed, refresh_error
-
-
-def _read_live_secrets(tenant: Tenant, actor: dict, integration_id: str, request_id):
-    """The common decrypted GET, a live credential whose token is not due a refresh.
-
-    On PostgreSQL: one read (the row and the audit head), then the access counted and audited in
-    one statement that commits on its own; the secrets are decrypted before anything is written.
-    Elsewhere: one transaction that starts by counting the access and returns the row from that
-    same UPDATE (the count rolls back with anything that fails)."""
-    if audit_in_one_statement():
-        credential, head = credential_live_with_head(
-            tenant=tenant, integration_id=integration_id, head=audit_head_peek(tenant)
-        )
-        if credential is None or refresh_due(credential):
-            raise _NotTheCommonRead
-        revealed = reveal(credential)
-        now = timezone.now()
-        counted = credential_audit(
-            credential,
-            action="CREDENTIAL_SECRET_READ",
-            actor=actor,
-            request_id=request_id,
-            change=(*credential_count_read(credential, now), head),
-        )
-        if counted is None:  # deleted since it was read: nothing was written
-            raise _NotTheCommonRead
-        credential.last_accessed_at, credential.access_count = now, counted[0]
-        return credential, revealed, refresh_error_of(credential)
-    with transaction.atomic():
-        credential = credential_count_access(tenant=tenant, integration_id=integration_id, usable=False)
-        if credential is None or refresh_due(credential):
-            raise _NotTheCommonRead
-        revealed = reveal(credential)
-        credential_audit(credential, action="CREDENTIAL_SECRET_READ", actor=actor, request_id=request_id)
-    return credential, revealed, refresh_error_of(credential)
 
 
 class CredentialNotRefreshable(ApiError):

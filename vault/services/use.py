@@ -5,8 +5,8 @@ refuses credentials that cannot be used.
 Decision: a connector use counts as an access (`lastAccessedAt`, `accessCount`) but writes no
 `CREDENTIAL_SECRET_READ` entry; the caller audits the operation it performs (e.g. TOOL_EXECUTED),
 and refreshes and refresh failures are audited here as always. A caller that writes anyway once the
-use is over (the tool hub's execution record) may count the access with that write instead
-(`count=False`, then `CredentialForUse.uncounted`): one commit per call instead of two.
+use is over (the tool hub's execution record) may count the access in that transaction instead
+(`count=False`, then `credential_count(*CredentialForUse.uncounted)`).
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ from adminops.audit import system_actor
 from adminops.models import Tenant
 from config.api.errors import Conflict
 from vault.models import Credential
-from vault.selectors import credential_get_by_integration, credential_live_get
-from vault.services.common import credential_count, credential_count_access
+from vault.selectors import credential_get_by_integration
+from vault.services.common import credential_count
 from vault.services.refresh import credential_refresh, refresh_due
 from vault.services.secrets import reveal
 
@@ -58,31 +58,13 @@ def credential_for_use(
     count: bool = True,
     live: Credential | object | None = UNREAD,
 ) -> CredentialForUse:
-    """The integration's credential, decrypted, its access counted; with `count=False` an active,
-    unexpired credential that needs no refresh is only read, and the caller counts the access
-    (`credential_count`, or `credential_count_with` in its own audited write) from `uncounted`.
-    `live`: the integration's live credential (or None) as the caller has just read it, with a read
-    of its own (`count=False` only)."""
+    """The integration's live credential, decrypted, its access counted (with `count=False`, the
+    caller counts it from `uncounted`). `live`: that credential (or None) as the caller has just
+    read it with a read of its own."""
     actor = actor or system_actor("connector")
-    if not count:
-        credential = (
-            credential_live_get(tenant=tenant, integration_id=integration_id) if live is UNREAD else live
-        )
-        if credential is not None and _usable(credential) and not refresh_due(credential):
-            return _for_use(credential, reveal(credential), uncounted=(credential.pk, timezone.now()))
-    credential = credential_count_access(tenant=tenant, integration_id=integration_id, usable=True)
-    if credential is None:
-        credential = _usable_or_refused(tenant, integration_id, actor=actor, request_id=request_id)
-        credential_count(credential.pk, timezone.now())
-    elif refresh_due(credential):
-        credential, _ = credential_refresh(credential=credential, actor=actor, request_id=request_id)
-        _refuse_expired(credential, integration_id)
-    revealed = reveal(credential)
-    return _for_use(credential, revealed)
-
-
-def _usable_or_refused(tenant: Tenant, integration_id: str, *, actor: dict, request_id) -> Credential:
-    credential = credential_get_by_integration(tenant=tenant, integration_id=integration_id)
+    credential = live
+    if not isinstance(credential, Credential):  # not read yet, or none found: this says why
+        credential = credential_get_by_integration(tenant=tenant, integration_id=integration_id)
     if credential.status != Credential.Status.ACTIVE:
         raise CredentialUnusable(
             f"The credential of integration '{integration_id}' is {credential.status}.",
@@ -92,16 +74,14 @@ def _usable_or_refused(tenant: Tenant, integration_id: str, *, actor: dict, requ
     if refresh_due(credential):
         credential, _ = credential_refresh(credential=credential, actor=actor, request_id=request_id)
     _refuse_expired(credential, integration_id)
-    return credential
+    revealed = reveal(credential)
+    access = (credential.pk, timezone.now())
+    if count:
+        credential_count(*access)
+    return _for_use(credential, revealed, uncounted=None if count else access)
 
 
-def _usable(credential: Credential) -> bool:
-    """What `credential_count_access(usable=True)` requires: active and not expired."""
-    expires = credential.expires_at
-    return credential.status == Credential.Status.ACTIVE and (expires is None or expires > timezone.now())
-
-
-def _for_use(credential: Credential, revealed, uncounted=None) -> CredentialForUse:
+def _for_use(credential: Credential, revealed, uncounted) -> CredentialForUse:
     return CredentialForUse(
         credential_id=credential.public_id,
         integration_id=credential.integration_id,
