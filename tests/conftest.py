@@ -1,5 +1,9 @@
 from __future__ import annotations
 
+import json
+import re
+from datetime import datetime
+
 import pytest
 from django.conf import settings
 from rest_framework.test import APIClient
@@ -22,6 +26,66 @@ def _fresh_cache():
     else:
         cache.clear()
     yield
+
+
+# DESIGN.md section 4: every timestamp of every response is ISO 8601 UTC with milliseconds and Z.
+TIMESTAMP = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
+# A date followed by a time, as `datetime.fromisoformat` reads one; a bare date is not a timestamp.
+DATE_TIME = re.compile(r"^\d{4}-?\d\d-?\d\d[T ]\d\d")
+
+
+def timestamp_problems(body, path: str = "") -> list[str]:
+    """`path: value` for every string in a JSON body that reads as a date-time but is not in the
+    documented form."""
+    if isinstance(body, dict):
+        return [p for key, value in body.items() for p in timestamp_problems(value, f"{path}.{key}")]
+    if isinstance(body, list):
+        return [p for i, value in enumerate(body) for p in timestamp_problems(value, f"{path}[{i}]")]
+    if isinstance(body, str) and DATE_TIME.match(body) and not TIMESTAMP.match(body) and _parses(body):
+        return [f"{path or '.'}: {body!r}"]
+    return []
+
+
+def _parses(value: str) -> bool:
+    try:
+        datetime.fromisoformat(value)
+    except ValueError:
+        return False
+    return True
+
+
+def _json_body(response):
+    if getattr(response, "streaming", False) or "json" not in response.get("Content-Type", ""):
+        return None
+    try:
+        return json.loads(response.content)
+    except ValueError:
+        return None
+
+
+@pytest.fixture(autouse=True)
+def response_timestamps(monkeypatch):
+    """Every response a test client (Django's or DRF's) receives during a test: the timestamps of
+    its JSON body are checked as it arrives, and a test that received one in another form fails.
+    Yields the list of what was found (a test of the check itself reads and empties it)."""
+    from django.test.client import Client
+
+    found: list[str] = []
+    request = Client.request
+
+    def checked(self, **environ):
+        response = request(self, **environ)
+        where = f"{environ.get('REQUEST_METHOD', 'GET')} {environ.get('PATH_INFO')}"
+        found.extend(f"{where} {problem}" for problem in timestamp_problems(_json_body(response)))
+        return response
+
+    monkeypatch.setattr(Client, "request", checked)
+    yield found
+    if found:
+        pytest.fail(
+            "Timestamps not in the form 2026-11-21T09:30:00.123Z (DESIGN.md section 4):\n" + "\n".join(found),
+            pytrace=False,
+        )
 
 
 @pytest.fixture

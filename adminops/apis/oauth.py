@@ -45,6 +45,15 @@ from config.api.views import PublicAPIView, TenantAPIView, TenantViewSet
 CLIENT_PATH_PREFIX = "client-"
 
 
+class TokenSettingsSerializer(serializers.Serializer):
+    accessTokenLifetime = serializers.IntegerField(help_text="Seconds.")
+    refreshTokenLifetime = serializers.IntegerField(help_text="Seconds.")
+    idTokenLifetime = serializers.IntegerField(help_text="Seconds.")
+
+    class Meta:
+        ref_name = "OAuthClientTokenSettings"
+
+
 class OAuthClientRecordSerializer(serializers.Serializer):
     id = text()
     name = text()
@@ -63,6 +72,7 @@ class OAuthClientRecordSerializer(serializers.Serializer):
     usageCount = serializers.IntegerField()
     createdAt = when()
     createdBy = obj(allow_null=True)
+    tokenSettings = TokenSettingsSerializer()
 
     class Meta:
         ref_name = "OAuthClientRecord"
@@ -70,19 +80,17 @@ class OAuthClientRecordSerializer(serializers.Serializer):
 
 class OAuthClientCreatedSerializer(OAuthClientRecordSerializer):
     clientSecret = text(allow_null=True, help_text="Shown this once; null for a public client.")
-    tokenSettings = obj()
     tenant = obj()
 
     class Meta:
         ref_name = "OAuthClientCreated"
 
 
-def _token_settings() -> dict:
-    return {
-        "accessTokenLifetime": svc.ACCESS_TOKEN_LIFETIME,
-        "refreshTokenLifetime": None,
-        "idTokenLifetime": None,
-    }
+TOKEN_SETTINGS = {
+    "accessTokenLifetime": svc.ACCESS_TOKEN_LIFETIME,
+    "refreshTokenLifetime": svc.REFRESH_TOKEN_LIFETIME,
+    "idTokenLifetime": svc.ID_TOKEN_LIFETIME,
+}
 
 
 def client_record(client: OAuthClient) -> dict:
@@ -104,6 +112,7 @@ def client_record(client: OAuthClient) -> dict:
         "usageCount": client.token_requests,
         "createdAt": iso_ms(client.created_at),
         "createdBy": client.created_by or None,
+        "tokenSettings": dict(TOKEN_SETTINGS),
     }
 
 
@@ -115,7 +124,7 @@ def client_detail(client: OAuthClient) -> dict:
     base = client_record(client)
     created = {"createdAt": base.pop("createdAt"), "createdBy": base.pop("createdBy")}
     return base | {
-        "tokenSettings": _token_settings()
+        "tokenSettings": base.pop("tokenSettings")
         | {"tokenFormat": "opaque", "refreshTokenRotation": False, "reuseInterval": 0},
         "pkceSettings": {
             "required": _pkce(client),
@@ -176,7 +185,7 @@ class OAuthClientViewSet(TenantViewSet):
         name = serializers.CharField(max_length=255)
         description = serializers.CharField(max_length=2000, required=False, allow_blank=True, default="")
         clientType = serializers.ChoiceField(choices=OAuthClient.ClientType.values)
-        redirectUris = _uri_list(allow_empty=True)
+        redirectUris = _uri_list(required=False, default=list)  # authorization_code needs one
         grantTypes = _scope_list()
         scopes = _scope_list()
         allowedOrigins = _uri_list(required=False, default=list)
@@ -248,7 +257,6 @@ class OAuthClientViewSet(TenantViewSet):
         )
         body = client_record(client) | {
             "clientSecret": secret,
-            "tokenSettings": _token_settings(),
             "tenant": tenant_ref(self.tenant),
         }
         return envelope(body, message="OAuth client created. Store the secret now: it is not shown again.")

@@ -16,6 +16,7 @@ from adminops.people import person
 from adminops.scopes import SCOPES, unknown_scopes
 from adminops.services.identity import api_key_create
 from config.api.errors import Conflict, value_error
+from config.api.timestamps import iso_ms
 
 API_KEY_RETENTION_DAYS = 90  # a revoked key's row is kept this long, then `cleanupExpiredSessions` removes it
 CATEGORY = "api_keys"
@@ -173,7 +174,7 @@ def api_key_revoke(*, tenant: Tenant, key: ApiKey, permanent: bool, actor: dict,
             raise Conflict(
                 "This API key was already revoked.",
                 code="API_KEY_ALREADY_REVOKED",
-                details={"revokedAt": key.revoked_at.isoformat() if key.revoked_at else None},
+                details={"revokedAt": iso_ms(key.revoked_at)},
             )
         key.status, key.revoked_at, key.revoked_by = ApiKey.Status.REVOKED, now, person(actor)
         key.previous_key_hash, key.previous_valid_until = "", None

@@ -16,5 +16,16 @@ def iso_ms(value: datetime | None) -> str | None:
     return value.isoformat(timespec="milliseconds")[:-6] + "Z"
 
 
+def iso_ms_text(value: object) -> str | None:
+    """An ISO 8601 date-time from elsewhere (a vendor's record) in the form of `iso_ms`; one
+    without an offset is read as UTC. Anything that does not read as a date-time is None."""
+    if not isinstance(value, str):
+        return None
+    try:
+        return iso_ms(datetime.fromisoformat(value))
+    except ValueError:
+        return None
+
+
 def utc_timestamp() -> str:
     return iso_ms(timezone.now())

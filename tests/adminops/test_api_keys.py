@@ -7,7 +7,7 @@ from django.utils import timezone
 
 from adminops.models import ApiKey, AuditEntry
 from tests import factories
-from tests.helpers import assert_error, assert_ok
+from tests.helpers import TIMESTAMP, assert_error, assert_ok
 
 pytestmark = pytest.mark.django_db
 URL = "/api/v1/api-keys"
@@ -141,6 +141,14 @@ def test_a_key_works_by_both_headers_until_revoked_then_401_at_once(as_owner, cl
     assert_error(client_for(None, tenant, HTTP_X_API_KEY=raw).get(PROBE), 401, "UNAUTHORIZED")
     assert_error(as_owner.delete(f"{URL}/{data['id']}"), 409, "API_KEY_ALREADY_REVOKED")
     assert AuditEntry.objects.filter(action="API_KEY_REVOKED").count() == 1
+
+
+def test_a_second_revoke_names_when_the_first_happened(as_owner):
+    data = assert_ok(create(as_owner))
+    revoked = assert_ok(as_owner.delete(f"{URL}/{data['id']}"))
+    again = assert_error(as_owner.delete(f"{URL}/{data['id']}"), 409, "API_KEY_ALREADY_REVOKED")
+    assert again["details"] == {"revokedAt": revoked["revokedAt"]}
+    assert TIMESTAMP.match(revoked["revokedAt"]) and TIMESTAMP.match(revoked["permanentDeletionDate"])
 
 
 def test_permanent_delete_removes_the_row(as_owner):

@@ -54,6 +54,50 @@ def test_the_owner_creates_a_client_whose_secret_is_shown_once(as_owner, registe
     assert "clientSecret" not in detail and detail["tenant"]["id"] == str(tenant.id)
 
 
+LIFETIMES = {"accessTokenLifetime": 3600, "refreshTokenLifetime": 86400, "idTokenLifetime": 3600}
+
+
+def test_token_lifetimes_are_seconds_on_create_get_list_and_update(as_owner, registered):
+    url = f"{URL}/{registered['id']}"
+    detail = assert_ok(as_owner.get(url))["tokenSettings"]
+    listed = assert_ok(as_owner.get(URL))["clients"][0]["tokenSettings"]
+    updated = assert_ok(as_owner.patch(url, {"description": "x"}, format="json"))["tokenSettings"]
+    for settings in (registered["tokenSettings"], detail, listed, updated):
+        lifetimes = {name: settings[name] for name in LIFETIMES}
+        assert lifetimes == LIFETIMES and all(type(v) is int for v in lifetimes.values()), settings
+
+
+def test_a_client_credentials_client_needs_no_redirect_uris(as_owner):
+    body = {"name": "m2m", "clientType": "confidential", "grantTypes": ["client_credentials"]}
+    data = assert_ok(as_owner.post(URL, body | {"scopes": ["admin:read"]}, format="json"))
+    assert data["redirectUris"] == [] and data["grantTypes"] == ["client_credentials"]
+
+
+def test_only_the_authorization_code_grant_needs_a_redirect_uri(as_owner):
+    body = {"name": "web", "clientType": "confidential", "scopes": ["admin:read"]}
+    error = assert_error(
+        as_owner.post(URL, body | {"grantTypes": ["authorization_code"]}, format="json"),
+        422,
+        "VALIDATION_ERROR",
+    )
+    assert "redirectUris" in error["details"]
+    web = assert_ok(
+        as_owner.post(
+            URL,
+            body | {"grantTypes": ["authorization_code"], "redirectUris": ["https://app.test/cb"]},
+            format="json",
+        )
+    )
+    url = f"{URL}/{web['id']}"
+    cleared = as_owner.patch(url, {"redirectUris": []}, format="json")
+    assert "redirectUris" in assert_error(cleared, 422, "VALIDATION_ERROR")["details"]
+    machine = {"grantTypes": ["client_credentials"], "redirectUris": []}
+    assert assert_ok(as_owner.patch(url, machine, format="json"))["redirectUris"] == []
+    back = as_owner.patch(url, {"grantTypes": ["client_credentials", "authorization_code"]}, format="json")
+    assert "redirectUris" in assert_error(back, 422, "VALIDATION_ERROR")["details"]
+    assert OAuthClient.objects.get(id=web["id"]).grant_types == ["client_credentials"]
+
+
 @pytest.mark.parametrize(
     ("fields", "status", "field"),
     [
@@ -170,7 +214,8 @@ def test_deleting_the_client_revokes_its_tokens(as_owner, registered, client_for
     deleted = assert_ok(as_owner.delete(f"{URL}/{registered['id']}"))
     assert deleted["status"] == "deleted" and deleted["tokensRevoked"] == 1
     assert_error(client_for(raw, tenant).get(URL), 401, "UNAUTHORIZED")
-    assert_error(as_owner.delete(f"{URL}/{registered['id']}"), 409, "OAUTH_CLIENT_ALREADY_DELETED")
+    again = assert_error(as_owner.delete(f"{URL}/{registered['id']}"), 409, "OAUTH_CLIENT_ALREADY_DELETED")
+    assert again["details"] == {"deletedAt": deleted["deletedAt"]}
     again = _post(
         {"grant_type": "client_credentials"},
         HTTP_AUTHORIZATION=basic(registered["clientId"], registered["clientSecret"]),

@@ -39,7 +39,7 @@ def test_it_searches_a_drive(executor, graph):
         "size": 2048,
         "mime_type": "application/pdf",
         "is_folder": False,
-        "last_modified": "2026-11-20T10:00:00Z",
+        "last_modified": "2026-11-20T10:00:00.000Z",
         "path": "/drive/root:",
     }
     assert graph.received[-1].headers["Authorization"] == "Bearer graph-token"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from config.api.timestamps import iso_ms_text
 from toolhub.registry import tool_define
 
 DRIVE_ID = {"type": "string", "minLength": 1, "maxLength": 200, "pattern": "^[A-Za-z0-9!_\\-]+$"}
@@ -31,7 +32,7 @@ def _item(raw: dict) -> dict:
         "size": raw.get("size") if isinstance(raw.get("size"), int) else None,
         "mime_type": (raw.get("file") or {}).get("mimeType"),
         "is_folder": "folder" in raw,
-        "last_modified": raw.get("lastModifiedDateTime"),
+        "last_modified": iso_ms_text(raw.get("lastModifiedDateTime")),
         "path": (raw.get("parentReference") or {}).get("path"),
     }
 

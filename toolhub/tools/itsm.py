@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from config.api.timestamps import iso_ms_text
 from integrations.itsm import ARTICLE_FIELDS, INCIDENT_FIELDS, query_value
 from toolhub.registry import tool_define
+
+DATE_TIMES = {"opened_at", "sys_updated_on"}  # the date-times among INCIDENT_FIELDS, ARTICLE_FIELDS
 
 SYS_ID = {"type": "string", "pattern": "^[0-9a-f]{32}$", "description": "The record's sys_id."}
 LEVEL = {"type": "integer", "minimum": 1, "maximum": 3}
@@ -25,8 +28,10 @@ EDITABLE = {
 
 
 def _flat(row: dict, fields: list[str]) -> dict:
-    """Table API values are strings (references as sys_ids, with exclude_reference_link)."""
-    return {name: "" if row.get(name) is None else str(row.get(name)) for name in fields}
+    """Table API values are strings (references as sys_ids, with exclude_reference_link); its
+    date-times (UTC, `2026-11-20 10:00:00`) are given in the API's timestamp form."""
+    flat = {name: "" if row.get(name) is None else str(row.get(name)) for name in fields}
+    return flat | {name: iso_ms_text(flat[name]) or flat[name] for name in DATE_TIMES.intersection(flat)}
 
 
 def _fields(values: dict) -> dict:
