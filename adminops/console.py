@@ -15,12 +15,13 @@ from django.contrib.admin.options import InlineModelAdmin
 from django.db import models
 
 from adminops.models import Membership, Role, Tenant
+from adminops.services.identity import CONSOLE_ROLES
 from adminops.tenancy import effective_roles
 
 TENANT_ADMIN = frozenset({Role.TENANT_ADMIN})
 APPROVERS = frozenset({Role.APPROVER})
 AUDITORS = frozenset({Role.AUDIT_VIEWER})
-EVERY_CONSOLE_ROLE = frozenset({Role.TENANT_ADMIN, Role.APPROVER, Role.AUDIT_VIEWER})
+EVERY_CONSOLE_ROLE = CONSOLE_ROLES
 
 
 def console_roles(request) -> dict[uuid.UUID, frozenset[str]]:

@@ -151,3 +151,33 @@ def test_superusers_keep_seeing_every_tenant(client, demo, acme):
     client.force_login(factories.make_super_admin(username="root"))
     assert "acme-secret-key" in client.get("/admin/adminops/apikey/").content.decode()
     assert str(acme.id) in client.get(AUDIT).content.decode()
+
+
+def test_memberships_edited_in_the_console_keep_staff_status_in_step(client, demo):
+    client.force_login(factories.make_super_admin(username="root"))
+    beta = factories.make_tenant("beta")
+    viewer = User.objects.get(username="demo-viewer")
+    url = f"/admin/adminops/tenant/{beta.id}/change/"
+
+    def save(rows: list[dict], initial: int) -> None:
+        data = {
+            "name": "beta",
+            "status": "active",
+            "settings": "{}",
+            "subscription": "{}",
+            "created_at_0": "2026-11-01",
+            "created_at_1": "10:00:00",
+            "memberships-TOTAL_FORMS": str(len(rows)),
+            "memberships-INITIAL_FORMS": str(initial),
+        }
+        for index, row in enumerate(rows):
+            data |= {f"memberships-{index}-{name}": value for name, value in row.items()}
+        response = client.post(url, data)
+        assert response.status_code == 302, response.context["inline_admin_formsets"][0].formset.errors
+
+    save([{"user": viewer.id, "roles": '["approver"]'}], initial=0)
+    assert User.objects.get(username="demo-viewer").is_staff
+    row = Membership.objects.get(user=viewer, tenant=beta)
+    save([{"id": row.id, "user": viewer.id, "roles": '["approver"]', "DELETE": "on"}], initial=1)
+    assert not Membership.objects.filter(tenant=beta).exists()
+    assert not User.objects.get(username="demo-viewer").is_staff
