@@ -1,5 +1,6 @@
 """The operators' console: tenants, users and memberships, API keys, OAuth clients, service accounts,
-the audit browser (read-only, with a chain check) and job runs.
+the audit browser (read-only, with a chain check) and job runs. Who sees which rows:
+`adminops.console` (superusers everything; other staff their tenants' rows, as their roles allow).
 
 Secrets created here (API keys, client secrets) are rendered once in the response page itself, never
 put in a message cookie or the session."""
@@ -16,6 +17,7 @@ from django.utils.html import format_html
 from django.utils.http import content_disposition_header
 
 from adminops.archive import audit_chain_verify_archived
+from adminops.console import AUDITORS, EVERY_CONSOLE_ROLE, TENANT_ADMIN, TenantScopedAdmin, visible_tenants
 from adminops.models import (
     ApiKey,
     AuditArchive,
@@ -30,24 +32,65 @@ from adminops.models import (
 )
 from adminops.people import user_person
 from adminops.scopes import SCOPES, split_list, unknown_scopes
-from adminops.services.identity import api_key_create
+from adminops.services.identity import (
+    api_key_create,
+    membership_remove,
+    membership_save,
+    roles_check,
+)
+from config.api.errors import ApiError
 
 
-class MembershipInline(admin.TabularInline):
+class MembershipForm(forms.ModelForm):
+    class Meta:
+        model = Membership
+        fields = ("user", "tenant", "roles")
+
+    def clean_roles(self):
+        roles = self.cleaned_data["roles"]
+        if not isinstance(roles, list) or not all(isinstance(role, str) for role in roles):
+            raise forms.ValidationError('A list of roles, e.g. ["approver"].')
+        try:
+            roles_check(roles)
+        except ApiError as exc:
+            raise forms.ValidationError("; ".join(exc.details.values())) from None
+        return roles
+
+
+class MembershipInline(TenantScopedAdmin, admin.TabularInline):
     model = Membership
+    form = MembershipForm
     extra = 0
+    view_roles = TENANT_ADMIN
+
+
+class MembershipsThroughService:
+    """Membership rows edited on a page are saved by the identity service, which keeps the users'
+    console access (staff status) in step with their roles."""
+
+    def save_formset(self, request, form, formset, change):
+        if formset.model is not Membership:
+            return super().save_formset(request, form, formset, change)
+        changed = formset.save(commit=False)
+        for membership in formset.deleted_objects:
+            membership_remove(membership=membership)
+        for membership in changed:
+            membership_save(membership=membership)
+        return None
 
 
 @admin.register(Tenant)
-class TenantAdmin(admin.ModelAdmin):
+class TenantAdmin(TenantScopedAdmin, MembershipsThroughService, admin.ModelAdmin):
     list_display = ("name", "id", "domain", "status", "created_at")
     search_fields = ("name", "domain", "id")
     list_filter = ("status",)
     inlines = [MembershipInline]
+    tenant_field = "id"
+    view_roles = EVERY_CONSOLE_ROLE
 
 
 @admin.register(User)
-class TenantUserAdmin(UserAdmin):
+class TenantUserAdmin(MembershipsThroughService, UserAdmin):
     inlines = [MembershipInline]
 
 
@@ -107,12 +150,13 @@ class ApiKeyAddForm(forms.ModelForm):
 
 
 @admin.register(ApiKey)
-class ApiKeyAdmin(ShownOnceAdminMixin, admin.ModelAdmin):
+class ApiKeyAdmin(TenantScopedAdmin, ShownOnceAdminMixin, admin.ModelAdmin):
     list_display = ("name", "tenant", "prefix", "status", "environment", "expires_at", "last_used_at")
     list_filter = ("status", "environment")
     search_fields = ("name", "prefix", "tenant__name")
     exclude = ("key_hash", "previous_key_hash")
     readonly_fields = ("prefix", "previous_prefix", "usage_count", "last_used_at", "rotation_count")
+    change_roles = TENANT_ADMIN
 
     def get_form(self, request, obj=None, **kwargs):
         if obj is None:
@@ -125,7 +169,7 @@ class ApiKeyAdmin(ShownOnceAdminMixin, admin.ModelAdmin):
         return super().get_fields(request, obj)
 
     def get_readonly_fields(self, request, obj=None):
-        return () if obj is None else self.readonly_fields
+        return () if obj is None else super().get_readonly_fields(request, obj)
 
     def save_model(self, request, obj, form, change):
         if change:
@@ -161,7 +205,7 @@ class OAuthClientAddForm(forms.ModelForm):
 
 
 @admin.register(OAuthClient)
-class OAuthClientAdmin(ShownOnceAdminMixin, admin.ModelAdmin):
+class OAuthClientAdmin(TenantScopedAdmin, ShownOnceAdminMixin, admin.ModelAdmin):
     """Adding here creates a confidential client-credentials client; edit the rest afterwards."""
 
     list_display = ("name", "tenant", "client_id", "client_type", "status", "last_used_at")
@@ -169,6 +213,7 @@ class OAuthClientAdmin(ShownOnceAdminMixin, admin.ModelAdmin):
     search_fields = ("name", "client_id", "tenant__name")
     exclude = ("secret_hash",)
     readonly_fields = ("client_id", "token_requests", "last_used_at", "secret_rotation_count")
+    change_roles = TENANT_ADMIN
 
     def get_form(self, request, obj=None, **kwargs):
         if obj is None:
@@ -181,7 +226,7 @@ class OAuthClientAdmin(ShownOnceAdminMixin, admin.ModelAdmin):
         return super().get_fields(request, obj)
 
     def get_readonly_fields(self, request, obj=None):
-        return () if obj is None else self.readonly_fields
+        return () if obj is None else super().get_readonly_fields(request, obj)
 
     def save_model(self, request, obj, form, change):
         from adminops.services.oauth import ClientSpec, oauth_client_create
@@ -208,12 +253,13 @@ class OAuthClientAdmin(ShownOnceAdminMixin, admin.ModelAdmin):
 
 
 @admin.register(ServiceAccount)
-class ServiceAccountAdmin(ShownOnceAdminMixin, admin.ModelAdmin):
+class ServiceAccountAdmin(TenantScopedAdmin, ShownOnceAdminMixin, admin.ModelAdmin):
     list_display = ("name", "tenant", "client_id", "status", "last_used_at", "created_at")
     list_filter = ("status",)
     search_fields = ("name", "client_id", "tenant__name")
     exclude = ("secret_hash",)
     readonly_fields = ("client_id", "last_used_at", "created_by")
+    change_roles = TENANT_ADMIN
 
     def get_fields(self, request, obj=None):
         if obj is None:
@@ -221,7 +267,7 @@ class ServiceAccountAdmin(ShownOnceAdminMixin, admin.ModelAdmin):
         return super().get_fields(request, obj)
 
     def get_readonly_fields(self, request, obj=None):
-        return () if obj is None else self.readonly_fields
+        return () if obj is None else super().get_readonly_fields(request, obj)
 
     def save_model(self, request, obj, form, change):
         if change:
@@ -243,7 +289,7 @@ class TenantFilter(admin.SimpleListFilter):
     parameter_name = "tenant"
 
     def lookups(self, request, model_admin):
-        return [(str(t.id), t.name) for t in Tenant.objects.order_by("name")]
+        return [(str(t.id), t.name) for t in visible_tenants(request, model_admin)]
 
     def queryset(self, request, queryset):
         return queryset.filter(tenant_id=self.value()) if self.value() else queryset
@@ -254,7 +300,8 @@ class ActorFilter(admin.SimpleListFilter):
     parameter_name = "actor"
 
     def lookups(self, request, model_admin):
-        rows = AuditEntry.objects.order_by().values_list("actor_id", "actor__name").distinct()[:200]
+        entries = model_admin.get_queryset(request).order_by()
+        rows = entries.values_list("actor_id", "actor__name").distinct()[:200]
         return [(actor_id, f"{name} ({actor_id[:18]})") for actor_id, name in rows if actor_id]
 
     def queryset(self, request, queryset):
@@ -262,13 +309,14 @@ class ActorFilter(admin.SimpleListFilter):
 
 
 @admin.register(AuditEntry)
-class AuditEntryAdmin(admin.ModelAdmin):
+class AuditEntryAdmin(TenantScopedAdmin, admin.ModelAdmin):
     list_display = ("timestamp", "action", "status", "tenant_id", "actor_id", "resource_type")
     list_filter = (TenantFilter, "action", ActorFilter, "status", "category", "timestamp")
     date_hierarchy = "timestamp"
     search_fields = ("action", "actor_id", "request_id")
     ordering = ("-timestamp",)
     actions = ["verify_chain"]
+    view_roles = AUDITORS
 
     def has_add_permission(self, request):
         return False
@@ -319,9 +367,11 @@ class AuditArchiveAdmin(admin.ModelAdmin):
 
 
 @admin.register(UsageReport)
-class UsageReportAdmin(admin.ModelAdmin):
-    """Written by the reportGeneration job. Superusers see every tenant's reports; a staff user sees
-    those of the tenants where they are a tenant admin, and no one else does."""
+class UsageReportAdmin(TenantScopedAdmin, admin.ModelAdmin):
+    """Written by the reportGeneration job. Superusers see every tenant's reports; a tenant admin sees
+    their tenants' reports, and no one else does."""
+
+    view_roles = TENANT_ADMIN
 
     list_display = ("tenant", "month", "complete", "generated_at", "download")
     list_filter = ("complete",)
@@ -330,28 +380,13 @@ class UsageReportAdmin(admin.ModelAdmin):
     exclude = ("content",)
 
     def get_queryset(self, request):
-        reports = super().get_queryset(request).select_related("tenant")
-        if request.user.is_superuser:
-            return reports
-        return reports.filter(tenant_id__in=_administered_tenants(request.user))
-
-    def has_module_permission(self, request):
-        return request.user.is_superuser or bool(_administered_tenants(request.user))
-
-    def has_view_permission(self, request, obj=None):
-        if request.user.is_superuser:
-            return True
-        tenants = _administered_tenants(request.user)
-        return bool(tenants) if obj is None else obj.tenant_id in tenants
+        return super().get_queryset(request).select_related("tenant")
 
     def has_add_permission(self, request):
         return False
 
     def has_change_permission(self, request, obj=None):
         return False
-
-    def has_delete_permission(self, request, obj=None):
-        return request.user.is_superuser
 
     @admin.display(description="month", ordering="period_start")
     def month(self, report):
@@ -377,11 +412,3 @@ class UsageReportAdmin(admin.ModelAdmin):
         response["Content-Disposition"] = content_disposition_header(True, name)
         response["Cache-Control"] = "no-store"
         return response
-
-
-def _administered_tenants(user) -> set:
-    """The tenants where a staff user holds the tenant_admin role."""
-    if not (user.is_active and user.is_staff):
-        return set()
-    memberships = Membership.objects.filter(user=user).values_list("tenant_id", "roles")
-    return {tenant_id for tenant_id, roles in memberships if "tenant_admin" in roles}

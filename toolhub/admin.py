@@ -9,6 +9,7 @@ from django.db.models import Case, IntegerField, Value, When
 from django.template.response import TemplateResponse
 
 from adminops.audit import client_ip
+from adminops.console import APPROVERS, AUDITORS, TenantScopedAdmin
 from adminops.models import Membership
 from adminops.principals import Principal
 from adminops.tenancy import effective_roles
@@ -81,11 +82,12 @@ class RejectForm(forms.Form):
 
 
 @admin.register(Approval)
-class ApprovalAdmin(admin.ModelAdmin):
-    """The approval queue."""
+class ApprovalAdmin(TenantScopedAdmin, admin.ModelAdmin):
+    """The approval queue: approvers (and tenant admins) see their tenants' calls and decide them."""
 
     list_display = ("tool_key", "tenant", "status", "risk_level", "requested_by", "created_at", "expires_at")
-    list_filter = ("status", "risk_level", "tenant")
+    list_filter = ("status", "risk_level", ("tenant", admin.RelatedOnlyFieldListFilter))
+    view_roles = APPROVERS
     search_fields = ("tool_key", "idempotency_key", "tenant__name")
     actions = ["approve_selected", "reject_selected"]
     readonly_fields = [f.name for f in Approval._meta.fields]
@@ -172,9 +174,12 @@ def _may_decide(user, approval: Approval) -> bool:
 
 
 @admin.register(ExecutionRecord)
-class ExecutionRecordAdmin(admin.ModelAdmin):
+class ExecutionRecordAdmin(TenantScopedAdmin, admin.ModelAdmin):
+    """Part of the trail an auditor (or tenant admin) browses for their tenants."""
+
     list_display = ("created_at", "tool_key", "tenant", "outcome", "error_code", "http_status", "duration_ms")
-    list_filter = ("outcome", "error_code", "tool_key", "tenant")
+    list_filter = ("outcome", "error_code", "tool_key", ("tenant", admin.RelatedOnlyFieldListFilter))
+    view_roles = AUDITORS
     search_fields = ("request_id", "tool_key", "principal_key", "idempotency_key")
     ordering = ("-created_at",)
     readonly_fields = [f.name for f in ExecutionRecord._meta.fields]

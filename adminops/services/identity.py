@@ -106,15 +106,63 @@ def tenant_create(*, name: str, domain: str = "") -> Tenant:
 def tenant_user_create(
     *, tenant: Tenant, username: str, password: str, roles: list[str], email: str = ""
 ) -> User:
-    unknown = sorted(set(roles) - set(Role.values))
-    if unknown:
-        raise value_error("role", f"Unknown role(s) {', '.join(unknown)}; allowed: {', '.join(Role.values)}.")
+    roles_check(roles)
     with transaction.atomic():
         user = User.objects.filter(username=username).first()
         if user is None:
             user = User.objects.create_user(username=username, password=password, email=email)
-        Membership.objects.update_or_create(user=user, tenant=tenant, defaults={"roles": sorted(set(roles))})
+        membership_grant(tenant=tenant, user=user, roles=roles)
     return user
+
+
+# Memberships change only through the three functions below, so that staff status (who may sign in
+# to the console, DESIGN section 3) follows the roles held.
+CONSOLE_ROLES = frozenset({Role.TENANT_ADMIN, Role.APPROVER, Role.AUDIT_VIEWER})
+
+
+def roles_check(roles: list[str]) -> None:
+    unknown = sorted(set(roles) - set(Role.values))
+    if unknown:
+        raise value_error("role", f"Unknown role(s) {', '.join(unknown)}; allowed: {', '.join(Role.values)}.")
+
+
+def membership_grant(*, tenant: Tenant, user: User, roles: list[str]) -> Membership:
+    """Give `user` exactly `roles` in `tenant` (creating the membership if needed)."""
+    roles_check(roles)
+    with transaction.atomic():
+        membership, _ = Membership.objects.update_or_create(
+            user=user, tenant=tenant, defaults={"roles": sorted(set(roles))}
+        )
+        console_access_sync(user_ids=[user.pk])
+    return membership
+
+
+def membership_save(*, membership: Membership) -> Membership:
+    """Save a membership edited as a whole (the console's inline rows): its user may have changed."""
+    roles_check(membership.roles)
+    before = Membership.objects.filter(pk=membership.pk).values_list("user_id", flat=True).first()
+    with transaction.atomic():
+        membership.roles = sorted(set(membership.roles))
+        membership.save()
+        console_access_sync(user_ids=[membership.user_id, before])
+    return membership
+
+
+def membership_remove(*, membership: Membership) -> None:
+    with transaction.atomic():
+        membership.delete()
+        console_access_sync(user_ids=[membership.user_id])
+
+
+def console_access_sync(*, user_ids) -> None:
+    """Make staff exactly the users who hold a console role in some tenant; superusers keep theirs.
+    Also called after a tenant's memberships went with the tenant."""
+    user_ids = {user_id for user_id in user_ids if user_id is not None}
+    rows = Membership.objects.filter(user_id__in=user_ids).values_list("user_id", "roles")
+    console = {user_id for user_id, roles in rows if CONSOLE_ROLES & set(roles)}
+    users = User.objects.filter(id__in=user_ids, is_superuser=False)
+    users.filter(id__in=console, is_staff=False).update(is_staff=True)
+    users.exclude(id__in=console).filter(is_staff=True).update(is_staff=False)
 
 
 def api_key_create(

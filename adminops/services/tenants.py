@@ -11,6 +11,7 @@ from django.utils import timezone
 from adminops.audit import audit_record
 from adminops.models import Membership, Tenant, User
 from adminops.people import person
+from adminops.services.identity import console_access_sync
 from config.api.errors import Conflict
 
 CATEGORY = "tenants"
@@ -88,4 +89,5 @@ def tenant_delete(*, tenant: Tenant, actor: dict, request_id: str) -> dict:
         snapshot = {"id": str(tenant.id), "name": tenant.name}
         tenant.delete()
         User.objects.filter(id__in=member_ids, is_superuser=False, memberships__isnull=True).delete()
+        console_access_sync(user_ids=member_ids)
     return snapshot | {"deletedAt": timezone.now(), "deletedBy": person(actor), "resourcesDeleted": counts}

@@ -93,8 +93,9 @@ class FakeVendor:
         return None
 
     # ---- lifecycle
-    def start(self) -> FakeVendor:
-        self._server = _Server(("127.0.0.1", 0), _handler_for(self))
+    def start(self, port: int = 0) -> FakeVendor:
+        """Serve on `port` of 127.0.0.1 (0: any free one, see `.url`)."""
+        self._server = _Server(("127.0.0.1", port), _handler_for(self))
         self._server.daemon_threads = True
         if self.tls:
             context, self.ca_file = _self_signed_context()

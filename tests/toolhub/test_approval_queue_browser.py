@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 import requests
 
+from adminops.services.identity import tenant_user_create
 from tests import factories
 from tests.toolhub.support import EXEC_URL
 from toolhub.models import Approval, ApprovalPolicy
@@ -56,8 +57,8 @@ def test_a_staff_approver_approves_from_the_admin_queue_and_the_repeat_runs(
     browser, live_server, tenant, exec_key, itdocs_connection, itdocs_fake
 ):
     ApprovalPolicy.objects.create(tenant=tenant, gated_risk_levels=[], always_gate=["itdocs.*"])
-    factories.make_user(tenant, ["approver"], username="alice", is_staff=True)
-    _grant_queue_access("alice")
+    # The approver role alone opens the console's queue (staff status follows it).
+    tenant_user_create(tenant=tenant, username="alice", password=factories.PASSWORD, roles=["approver"])
     headers = {"Authorization": f"Bearer {exec_key}", "x-tenantid": str(tenant.id)}
     body = {"input": {"name": "Acme Corp"}, "idempotency_key": "ticket-7"}
     gate = requests.post(live_server.url + ORG_LIST, json=body, headers=headers, timeout=10)
@@ -81,15 +82,3 @@ def test_a_staff_approver_approves_from_the_admin_queue_and_the_repeat_runs(
     assert ran.status_code == 200, ran.text
     assert ran.json()["data"]["organizations"][0]["name"] == "Acme Corp"
     assert len(itdocs_fake.requests_to("^/organizations$")) == 1
-
-
-def _grant_queue_access(username: str) -> None:
-    """Staff see the admin pages their Django permissions allow; the queue needs the approval ones."""
-    from django.contrib.auth.models import Permission
-
-    from adminops.models import User
-
-    user = User.objects.get(username=username)
-    user.user_permissions.add(
-        *Permission.objects.filter(content_type__app_label="toolhub", codename__endswith="approval")
-    )

@@ -4,6 +4,8 @@ Safe to run again: the tenant and users are reused; the demo key is replaced (ke
 hashed, so a new one is the only way to show one).
 """
 
+import json
+
 from django.conf import settings
 from django.core.management.base import BaseCommand
 from django.db import transaction
@@ -15,6 +17,7 @@ from adminops.seeding import SEED_HOOKS
 from adminops.services import api_key_create, tenant_user_create
 
 DEMO_TENANT = "demo"
+BASE = "http://127.0.0.1:8000"  # where `make run` serves (bin/serve, PORT)
 DEMO_PASSWORD = "demo-password-1"  # noqa: S105  (a documented demo login on a developer machine)
 DEMO_USERS = {
     "demo-owner": [Role.TENANT_ADMIN],
@@ -22,6 +25,12 @@ DEMO_USERS = {
     "demo-viewer": [Role.INTEGRATION_VIEWER],
     "demo-auditor": [Role.AUDIT_VIEWER],
     "demo-approver": [Role.APPROVER],
+}
+# Their roles make them staff (adminops.services.identity): the console is theirs.
+CONSOLE_USERS = {
+    "demo-owner": "tenant admin",
+    "demo-approver": "approvals",
+    "demo-auditor": "audit trail",
 }
 
 
@@ -48,15 +57,18 @@ class Command(BaseCommand):
         _, raw = api_key_create(tenant=tenant, name="demo", scopes=["*"], actor=system_actor("seed_demo"))
         for hook in SEED_HOOKS:
             hook(tenant)
+        console_users = ", ".join(f"{name} ({what})" for name, what in CONSOLE_USERS.items())
+        login = json.dumps({"username": "demo-owner", "password": DEMO_PASSWORD})
         notes = [
             f"Demo tenant: {tenant.id}",
             f"Users (password {DEMO_PASSWORD}): {', '.join(DEMO_USERS)}",
-            "Log in:  curl -s -X POST localhost:8000/api/v1/auth/token -H 'content-type: application/json' "
-            f'-d \'{{"username": "demo-owner", "password": "{DEMO_PASSWORD}"}}\'',
-            "Call:    curl -s localhost:8000/api/v1/admin/health -H 'X-API-Key: <key below>' "
-            f"-H 'x-tenantid: {tenant.id}'",
-            "Docs:    http://localhost:8000/api/docs/",
-            f"Admin:   http://localhost:8000/admin/ (debug={settings.DEBUG})",
+            f"Console: {BASE}/admin/ (debug={settings.DEBUG}); sign in as {console_users}",
+            f"API docs: {BASE}/api/docs/",
+            f"Log in:  curl -s -X POST {BASE}/api/v1/auth/token "
+            f"-H 'content-type: application/json' -d '{login}'",
+            "First tool call: README.md, 'Your first tool call'. In its shell, first paste:",
+            f"export TENANT_ID={tenant.id} API_KEY={raw}",
+            f'Call:    curl -s {BASE}/api/v1/tools -H "X-API-Key: $API_KEY" -H "x-tenantid: $TENANT_ID"',
             "Demo API key (shown once):",
         ]
         payload = {"tenantId": tenant.id, "users": list(DEMO_USERS), "password": DEMO_PASSWORD, "apiKey": raw}

@@ -1,0 +1,111 @@
+"""Who sees what in the operators' console (`/admin/`, DESIGN section 3).
+
+Superusers see everything, through Django's own permission checks. Every other console user is
+staff because a membership grants a console role (`adminops.services.identity.console_access_sync`)
+and sees only the rows of the tenants where their roles allow it: a page declares which roles may
+view its rows and which may change them. Django's per-model permissions are not consulted for
+them: memberships decide, in one place.
+"""
+
+from __future__ import annotations
+
+import uuid
+
+from django.contrib.admin.options import InlineModelAdmin
+from django.db import models
+
+from adminops.models import Membership, Role, Tenant
+from adminops.services.identity import CONSOLE_ROLES
+from adminops.tenancy import effective_roles
+
+TENANT_ADMIN = frozenset({Role.TENANT_ADMIN})
+APPROVERS = frozenset({Role.APPROVER})
+AUDITORS = frozenset({Role.AUDIT_VIEWER})
+EVERY_CONSOLE_ROLE = CONSOLE_ROLES
+
+
+def console_roles(request) -> dict[uuid.UUID, frozenset[str]]:
+    """The effective roles of the signed-in user in each of their tenants, read once per request."""
+    roles = getattr(request, "console_roles", None)
+    if roles is None:
+        rows = Membership.objects.filter(user_id=request.user.pk).values_list("tenant_id", "roles")
+        roles = {tenant_id: effective_roles(granted) for tenant_id, granted in rows}
+        request.console_roles = roles
+    return roles
+
+
+def console_tenant_ids(request, roles: frozenset[str]) -> set[uuid.UUID]:
+    """The tenants in which the signed-in user holds one of `roles`."""
+    return {tenant_id for tenant_id, held in console_roles(request).items() if held & roles}
+
+
+class TenantScopedAdmin:
+    """Mix into a ModelAdmin (or inline) before Django's class. `tenant_field` names the field that
+    holds the row's tenant id; `view_roles` may read the rows of their tenants, `change_roles` may
+    also add and change them. Deleting stays with superusers."""
+
+    tenant_field = "tenant_id"
+    view_roles: frozenset[str] = frozenset()
+    change_roles: frozenset[str] = frozenset()
+
+    def scoped_tenant_ids(self, request, roles: frozenset[str] | None = None) -> set[uuid.UUID]:
+        return console_tenant_ids(request, self.view_roles | self.change_roles if roles is None else roles)
+
+    def _allows(self, request, roles: frozenset[str], obj) -> bool:
+        tenants = console_tenant_ids(request, roles)
+        return bool(tenants) and (obj is None or getattr(obj, self.tenant_field) in tenants)
+
+    def has_module_permission(self, request):
+        if request.user.is_superuser:
+            return super().has_module_permission(request)
+        return bool(self.scoped_tenant_ids(request))
+
+    def has_view_permission(self, request, obj=None):
+        if request.user.is_superuser:
+            return super().has_view_permission(request, obj)
+        return self._allows(request, self.view_roles | self.change_roles, obj)
+
+    def has_change_permission(self, request, obj=None):
+        if request.user.is_superuser:
+            return super().has_change_permission(request, obj)
+        return self._allows(request, self.change_roles, obj)
+
+    def has_add_permission(self, request, obj=None):
+        if request.user.is_superuser:
+            if isinstance(self, InlineModelAdmin):
+                return super().has_add_permission(request, obj)
+            return super().has_add_permission(request)
+        return self._allows(request, self.change_roles, None)
+
+    def has_delete_permission(self, request, obj=None):
+        if request.user.is_superuser:
+            return super().has_delete_permission(request, obj)
+        return False
+
+    def get_queryset(self, request):
+        queryset = super().get_queryset(request)
+        if request.user.is_superuser:
+            return queryset
+        return queryset.filter(**{f"{self.tenant_field}__in": self.scoped_tenant_ids(request)})
+
+    def get_readonly_fields(self, request, obj=None):
+        fields = tuple(super().get_readonly_fields(request, obj))
+        if request.user.is_superuser or obj is None:
+            return fields
+        # A row stays in its tenant, and the user pickers would list other tenants' people.
+        related = [f.name for f in self.model._meta.fields if isinstance(f, models.ForeignKey)]
+        return fields + tuple(name for name in related if name not in fields)
+
+    def formfield_for_foreignkey(self, db_field, request, **kwargs):
+        if db_field.name == "tenant" and not request.user.is_superuser:
+            tenant_ids = self.scoped_tenant_ids(request, self.change_roles)
+            kwargs["queryset"] = Tenant.objects.filter(id__in=tenant_ids)
+        return super().formfield_for_foreignkey(db_field, request, **kwargs)
+
+
+def visible_tenants(request, model_admin) -> models.QuerySet[Tenant]:
+    """The tenants a list filter may name: all for a superuser, else the user's scoped ones."""
+    tenants = Tenant.objects.order_by("name")
+    if request.user.is_superuser:
+        return tenants
+    return tenants.filter(id__in=model_admin.scoped_tenant_ids(request))
