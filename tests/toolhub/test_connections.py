@@ -116,6 +116,16 @@ def test_a_missing_field_is_a_400(admin_client, credential):
     assert {"domain", "connector", "base_url", "integrationId"} <= set(error["details"])
 
 
+@pytest.mark.parametrize("method", ["post", "patch"])
+def test_a_body_that_is_not_json_is_invalid_input(admin_client, tenant, credential, itdocs_fake, method):
+    url = URL
+    if method == "patch":
+        url += "/" + make_connection(tenant, itdocs_fake.url, integration_id="itdocs-prod-001").public_id
+    response = getattr(admin_client, method)(url, b'{"name": ', content_type="application/json")
+    error = assert_tool_error(response, 422, "INVALID_INPUT")
+    assert [(e["path"], e["keyword"]) for e in error["details"]["errors"]] == [("/", "json")]
+
+
 def test_a_private_address_is_refused_outside_tests(admin_client, credential, settings):
     settings.OUTBOUND_ALLOW_PRIVATE_NETWORKS = False
     body = _body(type("F", (), {"url": "http://169.254.169.254/latest"})())
