@@ -22,7 +22,8 @@ urlpatterns = [
     path("api/redoc/", SpectacularRedocView.as_view(url_name="schema"), name="redoc"),
     path("admin/", admin.site.urls),
     *([path("", include("bench.views"))] if settings.BENCH_ENDPOINTS else []),
-    # Anything else: a JSON 404 in the shape of its prefix (also with DEBUG on).
+    # Anything else, whatever the method: a JSON 404 in the shape of its prefix (also with DEBUG
+    # on). The admin answers its own paths, with its CSRF protection.
     re_path(r"^.*$", handlers.not_found),
 ]
 
