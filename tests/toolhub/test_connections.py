@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import json
+import re
+from pathlib import Path
+
 import pytest
 
 from adminops.models import AuditEntry
@@ -179,3 +183,14 @@ def test_a_malformed_connection_id_is_an_invalid_parameter(admin_client):
 def test_the_bare_uuid_works_too(admin_client, tenant, credential, itdocs_fake):
     connection = make_connection(tenant, itdocs_fake.url, integration_id="itdocs-prod-001")
     assert assert_tool_ok(admin_client.get(f"{URL}/{connection.id}"))["data"]["id"] == connection.public_id
+
+
+def test_the_create_body_documented_in_docs_toolhub_creates_a_connection(admin_client, tenant, settings):
+    settings.OUTBOUND_ALLOW_PRIVATE_NETWORKS = False  # as in production
+    text = (Path(__file__).resolve().parents[2] / "docs" / "toolhub.md").read_text()
+    example = re.search(r"```http\nPOST /api/v1/connections\n.*?\n\n(\{.*?\n\})\n```", text, re.S)
+    assert example, "docs/toolhub.md shows no connection create body"
+    body = json.loads(example.group(1))
+    make_credential(tenant, body["integrationId"], access_token="tok")
+    data = assert_tool_ok(admin_client.post(URL, body, format="json"))["data"]
+    assert {k: data[k] for k in body} == body
