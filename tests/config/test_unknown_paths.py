@@ -1,6 +1,6 @@
-"""Any method on any unknown path answers the JSON 404 of its prefix, with a client that gets CSRF
-checks as a browser would (Django's test client skips them unless asked); the admin's pages keep
-their CSRF protection."""
+"""Any method on any unknown path answers the JSON 404 of its prefix, and a wrong method on the docs'
+pages a JSON 405, with a client that gets CSRF checks as a browser would (Django's test client skips
+them unless asked); the admin's pages keep their CSRF protection."""
 
 from __future__ import annotations
 
@@ -45,6 +45,14 @@ def test_an_unknown_v2_path_is_the_v2_json_404(browser, method, path):
 @pytest.mark.parametrize("path", TOOL_PATHS)
 def test_an_unknown_tool_path_is_the_tool_json_404(browser, method, path):
     assert_tool_error(_call(browser, method, path), 404, "NOT_FOUND")
+
+
+@pytest.mark.parametrize("method", ["POST", "PUT", "PATCH", "DELETE"])
+@pytest.mark.parametrize("path", ["/api/schema/", "/api/docs/", "/api/redoc/"])
+def test_a_wrong_method_on_the_schema_or_the_docs_pages_is_a_json_405(browser, method, path):
+    response = _call(browser, method, path)
+    assert_error(response, 405, "METHOD_NOT_ALLOWED")
+    assert response["Content-Type"] == "application/json"
 
 
 def test_the_admin_keeps_its_csrf_protection(browser):
