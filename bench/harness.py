@@ -130,20 +130,9 @@ def seed(env: dict) -> dict:
 @contextmanager
 def service(env: dict):
     web = subprocess.Popen(
-        [
-            str(BIN / "gunicorn"),
-            "config.wsgi",
-            "--bind",
-            f"127.0.0.1:{PORT}",
-            "--workers",
-            WEB_WORKERS,
-            "--threads",
-            WEB_THREADS,
-            "--worker-class",
-            "gthread" if WEB_THREADS != "1" else "sync",
-        ],
+        [str(BIN / "gunicorn"), "-c", "python:config.gunicorn"],
         cwd=ROOT,
-        env=env,
+        env=env | {"PORT": str(PORT), "WEB_WORKERS": WEB_WORKERS, "WEB_THREADS": WEB_THREADS},
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )

@@ -203,6 +203,21 @@ SPECTACULAR_SETTINGS = {
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
     "ENUM_NAME_OVERRIDES": {},
+    # The docs' sections, in this order, each with its description (tests/test_openapi_schema.py
+    # holds every operation to a summary and a declared tag, and every tag to an operation).
+    "TAGS": [
+        {"name": "auth", "description": "Tokens: user JWTs and OAuth client-credentials access tokens."},
+        {"name": "health", "description": "Liveness and dependency health, without the envelope."},
+        {"name": "vault", "description": "The encrypted credential store (`docs/vault.md`)."},
+        {"name": "api-keys", "description": "The tenant's API keys: create, rotate, revoke, validate."},
+        {"name": "oauth-clients", "description": "OAuth clients of this service's token endpoint."},
+        {"name": "admin", "description": "Tenants, service accounts, audit logs, jobs and data keys."},
+        {"name": "tools", "description": "The tool registry and execution (`docs/toolhub.md`)."},
+        {"name": "connections", "description": "Tenant connections to vendor systems, used by tools."},
+        {"name": "approvals", "description": "The approval queue of gated tool calls."},
+        {"name": "knowledge", "description": "/v2 listings of the knowledge sources a tenant can ingest."},
+        {"name": "ingestion", "description": "/v2 failed-ingestion records (`docs/ingestion.md`)."},
+    ],
 }
 
 # Celery: Redis when configured, else an embedded filesystem broker under var/ (no server needed).

@@ -1,11 +1,11 @@
 from django.conf import settings
 from django.contrib import admin
 from django.urls import include, path, re_path
-from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 
 from adminops.apis import HealthApi
 from adminops.apis.oauth import OAuthTokenApi
 from config.api import handlers
+from config.api.docs import RedocView, SchemaView, SwaggerView
 
 urlpatterns = [
     path("health", HealthApi.as_view(), name="health"),
@@ -17,12 +17,13 @@ urlpatterns = [
     path("oauth/token", OAuthTokenApi.as_view(), name="oauth-token"),
     path("v2/cloudstore/", include("ingestion.urls")),
     path("v2/", include("knowledge.urls")),
-    path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
-    path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="swagger-ui"),
-    path("api/redoc/", SpectacularRedocView.as_view(url_name="schema"), name="redoc"),
+    path("api/schema/", SchemaView.as_view(), name="schema"),
+    path("api/docs/", SwaggerView.as_view(url_name="schema"), name="swagger-ui"),
+    path("api/redoc/", RedocView.as_view(url_name="schema"), name="redoc"),
     path("admin/", admin.site.urls),
     *([path("", include("bench.views"))] if settings.BENCH_ENDPOINTS else []),
-    # Anything else: a JSON 404 in the shape of its prefix (also with DEBUG on).
+    # Anything else, whatever the method: a JSON 404 in the shape of its prefix (also with DEBUG
+    # on). The admin answers its own paths, with its CSRF protection.
     re_path(r"^.*$", handlers.not_found),
 ]
 

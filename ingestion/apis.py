@@ -61,6 +61,7 @@ class FailedFilesListApi(TenantAPIView):
 
     @extend_schema(
         operation_id="cloudstore_failed_files_list",
+        summary="List the tenant's failed ingestion files",
         request=FailedFilesListInput,
         parameters=[
             OpenApiParameter(

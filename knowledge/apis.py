@@ -170,6 +170,7 @@ class SitelibListingApi(TenantAPIView):
 
     @extend_schema(
         operation_id="sitelib_listing",
+        summary="List document sites, their drives and sub-sites",
         request=SitelibListingInput,
         responses={
             200: v2_envelope(
@@ -242,6 +243,7 @@ class WikiSpaceListingApi(TenantAPIView):
 
     @extend_schema(
         operation_id="wikispace_space_listing",
+        summary="List the wiki's spaces",
         request=WikiSpaceListingInput,
         responses={200: SpacesOut},
         tags=["knowledge"],
@@ -304,6 +306,7 @@ class ItsmKbListingApi(TenantAPIView):
 
     @extend_schema(
         operation_id="itsmplatform_kb_listing",
+        summary="List the ITSM instance's knowledge bases",
         request=ItsmKbListingInput,
         responses={200: v2_envelope("ItsmKbListingEnvelope", KbOut)},
         tags=["knowledge"],

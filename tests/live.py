@@ -32,7 +32,8 @@ def manage(*args: str, env: dict) -> str:
 
 
 def server_env(tmp_path: Path, **overrides: str) -> dict:
-    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL", "CELERY_BROKER_URL")}
+    ignored = ("DATABASE_URL", "REDIS_URL", "CELERY_BROKER_URL", "PORT", "WEB_WORKERS", "WEB_THREADS")
+    env = {k: v for k, v in os.environ.items() if k not in ignored}
     env |= {
         "VAR_DIR": str(tmp_path / "var"),
         "DATABASE_URL": f"sqlite:///{tmp_path / 'db.sqlite3'}",
@@ -44,28 +45,22 @@ def server_env(tmp_path: Path, **overrides: str) -> dict:
     return env
 
 
+def gunicorn_command() -> list[str]:
+    """gunicorn as bin/serve starts it: everything else comes from config/gunicorn.py and the
+    environment (PORT, WEB_WORKERS, WEB_THREADS)."""
+    return [str(BIN / "gunicorn"), "-c", "python:config.gunicorn"]
+
+
 @contextmanager
-def live_server(env: dict, log: Path | None = None, *, workers: int = 1):
+def live_server(env: dict, log: Path | None = None, *, workers: int | None = 1, threads: int | None = 1):
+    """`workers`/`threads` None: config/gunicorn.py's defaults, as `make run` gets them."""
     port = free_port()
+    env = env | {"PORT": str(port)}
+    for name, value in (("WEB_WORKERS", workers), ("WEB_THREADS", threads)):
+        if value is not None:
+            env[name] = str(value)
     out = open(log, "wb") if log else subprocess.DEVNULL  # noqa: SIM115
-    process = subprocess.Popen(
-        [
-            str(BIN / "gunicorn"),
-            "config.wsgi",
-            "--bind",
-            f"127.0.0.1:{port}",
-            "--workers",
-            str(workers),
-            "--timeout",
-            "30",
-            "--limit-request-line",
-            "8190",
-        ],
-        cwd=ROOT,
-        env=env,
-        stdout=out,
-        stderr=subprocess.STDOUT,
-    )
+    process = subprocess.Popen(gunicorn_command(), cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
     base = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 30

@@ -1,12 +1,12 @@
 """Every route is either tenant scoped or declared public here, on purpose."""
 
 from django.urls import URLPattern, URLResolver, get_resolver
-from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 
 from adminops import apis
 from adminops.apis.api_keys import ApiKeyPublicValidateApi
 from adminops.apis.oauth import OAuthTokenApi
 from config.api import handlers
+from config.api.docs import RedocView, SchemaView, SwaggerView
 from config.api.views import PublicAPIView, TenantAPIView, TenantViewSet
 
 PUBLIC_VIEWS = {
@@ -17,9 +17,9 @@ PUBLIC_VIEWS = {
     apis.AuthTokenRefreshApi,
     OAuthTokenApi,  # client authentication is the request itself (RFC 6749)
     ApiKeyPublicValidateApi,  # the key being checked is the credential; rate limited per address
-    SpectacularAPIView,
-    SpectacularSwaggerView,
-    SpectacularRedocView,
+    SchemaView,  # the schema and the docs' pages
+    SwaggerView,
+    RedocView,
 }
 PUBLIC_FUNCTIONS = {handlers.not_found}
 

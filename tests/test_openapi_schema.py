@@ -27,3 +27,66 @@ def test_the_docs_pages_load_their_assets_from_this_server(client, page):
     for asset in assets:
         assert asset.startswith("/static/"), asset
         assert client.get(asset).status_code == 200, asset
+
+
+# ---- the docs' sections: ReDoc titles an operation by its summary (else its raw id) and shows one
+# section per tag (its description as the section's text)
+
+# Operations of vault/** and adminops/** that lack a summary here; those apps give them theirs.
+# Once they have one, remove them from this list (the xfail test below then passes).
+PENDING_ELSEWHERE = {
+    "admin_dek_rotate",
+    "admin_dek_rotation_get",
+    "api_v1_admin_health_retrieve",
+    "api_v1_health_retrieve",
+    "health_retrieve",
+    "auth_token_obtain",
+    "auth_token_refresh",
+    "credentials_list",
+    "credentials_store",
+    "credentials_rotate",
+    "credentials_get_decrypted",
+    "credentials_update",
+    "credentials_delete",
+    "credentials_get_details",
+}
+
+
+@pytest.fixture(scope="module")
+def schema():
+    from drf_spectacular.generators import SchemaGenerator
+
+    return SchemaGenerator().get_schema(request=None, public=True)
+
+
+def _operations(schema):
+    for path, item in schema["paths"].items():
+        for method, operation in item.items():
+            yield f"{method.upper()} {path}", operation
+
+
+def test_every_operation_has_a_summary_and_a_declared_tag(schema):
+    declared = {tag["name"] for tag in schema.get("tags", [])}
+    problems = []
+    for name, operation in _operations(schema):
+        if not operation.get("summary") and operation["operationId"] not in PENDING_ELSEWHERE:
+            problems.append(f"{name} ({operation['operationId']}): no summary")
+        if not operation.get("tags") or not set(operation["tags"]) <= declared:
+            problems.append(f"{name}: tags {operation.get('tags')} not among {sorted(declared)}")
+    assert not problems, "\n".join(problems)
+
+
+def test_every_tag_has_a_description_and_operations(schema):
+    used = {tag for _name, operation in _operations(schema) for tag in operation.get("tags", [])}
+    assert schema.get("tags"), 'no tags declared (SPECTACULAR_SETTINGS["TAGS"])'
+    for tag in schema["tags"]:
+        assert tag.get("description"), tag
+        assert tag["name"] in used, f"tag {tag['name']} has no operation: an empty section"
+
+
+@pytest.mark.xfail(reason="summaries of vault/** and adminops/** operations come from those apps")
+def test_the_operations_pending_elsewhere_have_summaries_too(schema):
+    missing = sorted(
+        operation["operationId"] for _name, operation in _operations(schema) if not operation.get("summary")
+    )
+    assert not missing, missing

@@ -65,8 +65,17 @@ def normalise(exc, family: Family) -> ApiError | None:
     return None
 
 
-def _parse_error(exc, family: Family) -> RequestInvalid:
+def _parse_error(exc, family: Family) -> ApiError:
+    """A body that is not JSON (or not UTF-8, or too deep). The tool interface answers one of its own
+    codes (DESIGN section 4): 422 INVALID_INPUT with one error at the body's root."""
     message = _text(exc.detail)
+    if family is Family.TOOL:
+        return ApiError(
+            "Malformed request body.",
+            code="INVALID_INPUT",
+            status=422,
+            details={"errors": [{"path": "/", "keyword": "json", "message": message}]},
+        )
     return RequestInvalid(
         [FieldError((), message, "value_error.jsondecode", message, shape=True)],
         message="Malformed request body.",

@@ -116,7 +116,10 @@ _DESCRIPTIONS = {
     "405": "Method not allowed.",
     "409": "Conflict with the current state.",
     "413": "Request body too large.",
-    "414": "Request line too long: answered by the WSGI server (gunicorn) before the application.",
+    "414": (
+        "Request line over 8190 bytes: refused by the web server before the path is read, so in the "
+        "/api/v1 error envelope (code URI_TOO_LONG) whatever the path (config/gunicorn.py)."
+    ),
     "415": "Unsupported content type.",
     "422": "A value failed validation.",
     "429": "Rate limited; see Retry-After.",
@@ -156,12 +159,8 @@ class ApiAutoSchema(AutoSchema):
         return dict(sorted(responses.items()))
 
     def _error_response(self, code: str) -> dict:
-        if code == "414":  # gunicorn's own page: the request never reaches Django
-            return {
-                "content": {"text/html": {"schema": {"type": "string"}}},
-                "description": _DESCRIPTIONS[code],
-            }
-        family = family_for_path(self.path)
+        # gunicorn refuses a 414 before the path is read: the /api/v1 envelope (config/gunicorn.py).
+        family = Family.V1 if code == "414" else family_for_path(self.path)
         if family is Family.V2:
             serializer = V2ValidationErrorSerializer if code == "422" else V2DetailSerializer
             if code == "422":

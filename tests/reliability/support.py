@@ -69,18 +69,20 @@ class PrivateRedis:
 
 
 def gunicorn_workers(base: str) -> list[int]:
-    """The worker pids of the gunicorn serving `base` (the master's children with its command line)."""
-    bind = base.removeprefix("http://")
+    """The worker pids of the gunicorn serving `base` (the master's children: gunicorn processes
+    whose environment names its port, tests/live.py)."""
+    port = f"PORT={base.rsplit(':', 1)[1]}".encode()
     found: dict[int, int] = {}
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue
         try:
             cmdline = (entry / "cmdline").read_bytes().split(b"\0")
+            environ = (entry / "environ").read_bytes().split(b"\0")
             stat = (entry / "stat").read_text()
         except OSError:
             continue
-        if any(part.endswith(b"gunicorn") for part in cmdline[:2]) and bind.encode() in cmdline:
+        if any(part.endswith(b"gunicorn") for part in cmdline[:2]) and port in environ:
             found[int(entry.name)] = int(stat.rsplit(")", 1)[1].split()[1])
     return sorted(pid for pid, parent in found.items() if parent in found)
 

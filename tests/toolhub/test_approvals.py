@@ -162,6 +162,19 @@ def test_a_rejection_needs_a_reason(client_for, tenant, approver, executor, gate
     assert Approval.objects.get().status == "pending"
 
 
+@pytest.mark.parametrize("verb", ["approve", "reject"])
+def test_a_decision_body_that_is_not_json_is_invalid_input(
+    client_for, tenant, approver, executor, gated, itdocs_connection, verb
+):
+    approval_id = executor.post(ORG_LIST, CALL, format="json").json()["error"]["details"]["approval_id"]
+    response = client_for(approver, tenant).post(
+        f"/api/v1/approvals/{approval_id}/{verb}", b"{reason", content_type="application/json"
+    )
+    error = assert_tool_error(response, 422, "INVALID_INPUT")
+    assert [(e["path"], e["keyword"]) for e in error["details"]["errors"]] == [("/", "json")]
+    assert Approval.objects.get().status == "pending"
+
+
 def test_a_second_decision_loses(client_for, tenant, approver, owner, executor, gated, itdocs_connection):
     approval_id = executor.post(ORG_LIST, CALL, format="json").json()["error"]["details"]["approval_id"]
     assert_tool_ok(_approve(client_for, approver, tenant, approval_id))

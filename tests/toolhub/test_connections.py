@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import json
+import re
+from pathlib import Path
+
 import pytest
 
 from adminops.models import AuditEntry
@@ -116,6 +120,16 @@ def test_a_missing_field_is_a_400(admin_client, credential):
     assert {"domain", "connector", "base_url", "integrationId"} <= set(error["details"])
 
 
+@pytest.mark.parametrize("method", ["post", "patch"])
+def test_a_body_that_is_not_json_is_invalid_input(admin_client, tenant, credential, itdocs_fake, method):
+    url = URL
+    if method == "patch":
+        url += "/" + make_connection(tenant, itdocs_fake.url, integration_id="itdocs-prod-001").public_id
+    response = getattr(admin_client, method)(url, b'{"name": ', content_type="application/json")
+    error = assert_tool_error(response, 422, "INVALID_INPUT")
+    assert [(e["path"], e["keyword"]) for e in error["details"]["errors"]] == [("/", "json")]
+
+
 def test_a_private_address_is_refused_outside_tests(admin_client, credential, settings):
     settings.OUTBOUND_ALLOW_PRIVATE_NETWORKS = False
     body = _body(type("F", (), {"url": "http://169.254.169.254/latest"})())
@@ -169,3 +183,14 @@ def test_a_malformed_connection_id_is_an_invalid_parameter(admin_client):
 def test_the_bare_uuid_works_too(admin_client, tenant, credential, itdocs_fake):
     connection = make_connection(tenant, itdocs_fake.url, integration_id="itdocs-prod-001")
     assert assert_tool_ok(admin_client.get(f"{URL}/{connection.id}"))["data"]["id"] == connection.public_id
+
+
+def test_the_create_body_documented_in_docs_toolhub_creates_a_connection(admin_client, tenant, settings):
+    settings.OUTBOUND_ALLOW_PRIVATE_NETWORKS = False  # as in production
+    text = (Path(__file__).resolve().parents[2] / "docs" / "toolhub.md").read_text()
+    example = re.search(r"```http\nPOST /api/v1/connections\n.*?\n\n(\{.*?\n\})\n```", text, re.S)
+    assert example, "docs/toolhub.md shows no connection create body"
+    body = json.loads(example.group(1))
+    make_credential(tenant, body["integrationId"], access_token="tok")
+    data = assert_tool_ok(admin_client.post(URL, body, format="json"))["data"]
+    assert {k: data[k] for k in body} == body

@@ -155,9 +155,11 @@ def test_a_malformed_body_is_invalid_input(executor, itdocs_connection, body, pa
     assert path in {e["path"] for e in error["details"]["errors"]}
 
 
-def test_a_body_that_is_not_json_is_a_validation_error(executor, itdocs_connection):
-    response = executor.generic("POST", ORG_LIST, b"{not json", content_type="application/json")
-    assert_tool_error(response, 400, "VALIDATION_ERROR")
+@pytest.mark.parametrize("body", [b"{not json", b"\xff\xfe", b"[NaN]", b"[" * 40 + b"]" * 40])
+def test_a_body_that_is_not_json_is_invalid_input(executor, itdocs_connection, body):
+    response = executor.generic("POST", ORG_LIST, body, content_type="application/json")
+    error = assert_tool_error(response, 422, "INVALID_INPUT")
+    assert [(e["path"], e["keyword"]) for e in error["details"]["errors"]] == [("/", "json")]
 
 
 def test_a_vendor_error_is_an_upstream_error_with_the_vendors_status_and_message(executor, itdocs_connection):

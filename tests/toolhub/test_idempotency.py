@@ -14,7 +14,7 @@ from django.utils import timezone
 from adminops.models import ApiKey
 from tests.helpers import assert_tool_error
 from tests.toolhub.support import EXEC_URL, assert_tool_ok
-from toolhub.models import IdempotencyRecord
+from toolhub.models import ExecutionRecord, IdempotencyRecord
 from toolhub.services.idempotency import idempotency_claim
 
 ORG_LIST = EXEC_URL.format("itdocs.organization.list")
@@ -55,6 +55,17 @@ def test_a_vendor_error_is_replayed_too(executor, itdocs_connection, itdocs_fake
     assert_tool_error(first, 502, "UPSTREAM_ERROR")
     assert (again.status_code, again.content) == (502, first.content)
     assert len(itdocs_fake.received) == 1
+
+
+def test_a_replayed_error_is_recorded_as_replayed(executor, itdocs_connection, itdocs_fake):
+    url = EXEC_URL.format("itdocs.configuration.get")
+    body = {"input": {"configuration_id": "404"}, "idempotency_key": "missing-2"}
+    first = executor.post(url, body, format="json")
+    again = executor.post(url, body, format="json")
+    records = {r.request_id: r for r in ExecutionRecord.objects.all()}
+    original, replay = records[first["X-Request-ID"]], records[again["X-Request-ID"]]
+    assert (original.outcome, original.http_status, original.error_code) == ("error", 502, "UPSTREAM_ERROR")
+    assert (replay.outcome, replay.http_status, replay.error_code) == ("replayed", 502, "UPSTREAM_ERROR")
 
 
 def test_reusing_a_key_for_another_request_is_refused(executor, itdocs_connection, itdocs_fake):

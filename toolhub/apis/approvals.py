@@ -34,6 +34,7 @@ class ApprovalViewSet(TenantViewSet):
 
     @extend_schema(
         operation_id="approvals_list",
+        summary="List approvals",
         parameters=[
             # No enum: drf-spectacular would collide it with the other "status" enums.
             OpenApiParameter("status", str, description=f"One of: {', '.join(Approval.Status.values)}."),
@@ -52,6 +53,7 @@ class ApprovalViewSet(TenantViewSet):
 
     @extend_schema(
         operation_id="approvals_get",
+        summary="Get an approval",
         responses={200: tool_envelope("ApprovalEnvelope", ApprovalShape)},
         tags=["approvals"],
     )
@@ -61,6 +63,7 @@ class ApprovalViewSet(TenantViewSet):
 
     @extend_schema(
         operation_id="approvals_approve",
+        summary="Approve a call",
         request=DecisionInput,
         responses={200: tool_envelope("ApprovalApproveEnvelope", ApprovalShape)},
         tags=["approvals"],
@@ -71,6 +74,7 @@ class ApprovalViewSet(TenantViewSet):
 
     @extend_schema(
         operation_id="approvals_reject",
+        summary="Reject a call",
         request=DecisionInput,
         responses={200: tool_envelope("ApprovalRejectEnvelope", ApprovalShape)},
         tags=["approvals"],

@@ -79,6 +79,7 @@ class ConnectionViewSet(TenantViewSet):
 
     @extend_schema(
         operation_id="connections_list",
+        summary="List the tenant's connections",
         parameters=[
             OpenApiParameter("domain", str, enum=sorted(DOMAINS)),
             # No enum: drf-spectacular would collide it with the other "status" enums.
@@ -99,6 +100,7 @@ class ConnectionViewSet(TenantViewSet):
 
     @extend_schema(
         operation_id="connections_create",
+        summary="Create a connection",
         request=ConnectionCreateInput,
         responses={200: tool_envelope("ConnectionEnvelope", ConnectionShape)},
         tags=["connections"],
@@ -112,6 +114,7 @@ class ConnectionViewSet(TenantViewSet):
 
     @extend_schema(
         operation_id="connections_get",
+        summary="Get a connection",
         responses={200: tool_envelope("ConnectionGetEnvelope", ConnectionShape)},
         tags=["connections"],
     )
@@ -120,6 +123,7 @@ class ConnectionViewSet(TenantViewSet):
 
     @extend_schema(
         operation_id="connections_update",
+        summary="Update a connection",
         request=ConnectionUpdateInput,
         responses={200: tool_envelope("ConnectionUpdateEnvelope", ConnectionShape)},
         tags=["connections"],
@@ -138,6 +142,7 @@ class ConnectionViewSet(TenantViewSet):
 
     @extend_schema(
         operation_id="connections_delete",
+        summary="Delete a connection",
         responses={
             200: tool_envelope(
                 "ConnectionDeleteEnvelope",
@@ -156,6 +161,7 @@ class ConnectionViewSet(TenantViewSet):
 
     @extend_schema(
         operation_id="connections_test",
+        summary="Test a connection with one read at the vendor",
         request=None,
         responses={200: tool_envelope("ConnectionTestEnvelope", ConnectionTest)},
         tags=["connections"],

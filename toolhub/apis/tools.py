@@ -42,6 +42,7 @@ class ToolViewSet(TenantViewSet):
 
     @extend_schema(
         operation_id="tools_list",
+        summary="List the tools",
         parameters=[
             OpenApiParameter("domain", str, enum=sorted(DOMAINS), description="Only this domain's tools.")
         ],
@@ -59,6 +60,7 @@ class ToolViewSet(TenantViewSet):
 
     @extend_schema(
         operation_id="tools_get",
+        summary="Get a tool with its input and output schemas",
         responses={200: tool_envelope("ToolDefinitionEnvelope", ToolDefinition)},
         tags=["tools"],
     )
@@ -67,6 +69,7 @@ class ToolViewSet(TenantViewSet):
 
     @extend_schema(
         operation_id="tools_execute",
+        summary="Execute a tool (or dry-run it)",
         request=ExecuteInput,
         parameters=[
             OpenApiParameter(

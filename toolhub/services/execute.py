@@ -86,10 +86,13 @@ def tool_execute(*, call: ExecuteCall) -> ExecuteResult:
 
 
 def _record(call: ExecuteCall, status: int, body: bytes) -> None:
+    """A replay is recorded as `replayed` whatever it replays (the stored answer may be an error,
+    whose code the record keeps); any other failed answer is an `error`."""
     failed = status >= 400
+    replayed = call.outcome == ExecutionRecord.Outcome.REPLAYED
     execution_record_write(
         call=call,
-        outcome=ExecutionRecord.Outcome.ERROR if failed else call.outcome,
+        outcome=ExecutionRecord.Outcome.ERROR if failed and not replayed else call.outcome,
         status=status,
         error_code=_code_of(body) if failed else "",
     )
