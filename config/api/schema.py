@@ -136,12 +136,18 @@ class ApiAutoSchema(AutoSchema):
             parameters.append(TENANT_HEADER)
         return parameters
 
-    def _get_response_bodies(self, direction="response"):
+    def get_operation(self, path, path_regex, path_prefix, method, registry):
+        operation = super().get_operation(path, path_regex, path_prefix, method, registry)
+        if operation is not None:
+            operation["responses"] = self._with_error_responses(operation["responses"])
+        return operation
+
+    def _with_error_responses(self, responses: dict) -> dict:
+        """The operation's documented answers plus the error answers every operation of its kind can
+        give, each in its family's shape (DESIGN section 4)."""
         from config.api.views import TenantAPIView
 
-        responses = super()._get_response_bodies(direction)
-        if direction != "response":
-            return responses
+        responses = dict(responses)
         codes = ["400", "405", "414", "415"]
         if self.method in ("POST", "PUT", "PATCH"):
             codes += ["413", "422"]
