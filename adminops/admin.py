@@ -118,7 +118,7 @@ class ShownOnceAdminMixin:
     shown_once_label = ""
 
     def response_add(self, request, obj, post_url_continue=None):
-        shown = getattr(request, "_shown_once", None)
+        shown = getattr(request, "shown_once", None)
         if shown:
             url = reverse(f"admin:{obj._meta.app_label}_{obj._meta.model_name}_change", args=[obj.pk])
             return _shown_once(request, f"{self.shown_once_label} {obj.name}", shown, url)
@@ -185,7 +185,7 @@ class ApiKeyAdmin(TenantScopedAdmin, ShownOnceAdminMixin, admin.ModelAdmin):
             expires_at=obj.expires_at,
         )
         _adopt(obj, key)
-        request._shown_once = [("API key", raw)]
+        request.shown_once = [("API key", raw)]
 
     shown_once_label = "API key"
 
@@ -247,7 +247,7 @@ class OAuthClientAdmin(TenantScopedAdmin, ShownOnceAdminMixin, admin.ModelAdmin)
         actor = _actor(request)
         client, secret = oauth_client_create(tenant=obj.tenant, spec=spec, actor=actor, request_id="")
         _adopt(obj, client)
-        request._shown_once = [("client_id", client.client_id), ("client_secret", secret)]
+        request.shown_once = [("client_id", client.client_id), ("client_secret", secret)]
 
     shown_once_label = "OAuth client"
 
@@ -279,7 +279,7 @@ class ServiceAccountAdmin(TenantScopedAdmin, ShownOnceAdminMixin, admin.ModelAdm
 
         account, secret = service_account_create(tenant=obj.tenant, actor=_actor(request), request_id="")
         _adopt(obj, account)
-        request._shown_once = [("client_id", account.client_id), ("client_secret", secret)]
+        request.shown_once = [("client_id", account.client_id), ("client_secret", secret)]
 
     shown_once_label = "Service account"
 

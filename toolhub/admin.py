@@ -130,7 +130,7 @@ class ApprovalAdmin(TenantScopedAdmin, admin.ModelAdmin):
 
     def _decide(self, request, queryset, *, approve: bool, reason: str) -> None:
         for approval in queryset.select_related("tenant"):
-            principal = _staff_principal(request.user)
+            principal = Principal.of_user(request.user)
             if not _may_decide(request.user, approval):
                 self.message_user(
                     request, f"{approval}: you are not an approver of {approval.tenant}.", messages.ERROR
@@ -152,17 +152,6 @@ class ApprovalAdmin(TenantScopedAdmin, admin.ModelAdmin):
             self.message_user(
                 request, f"{approval.tool_key} ({approval.public_id}) {verb}.", messages.SUCCESS
             )
-
-
-def _staff_principal(user) -> Principal:
-    return Principal(
-        kind="user",
-        id=str(user.id),
-        name=user.display_name,
-        email=user.email,
-        is_super_admin=user.is_superuser,
-        obj=user,
-    )
 
 
 def _may_decide(user, approval: Approval) -> bool:
