@@ -63,7 +63,7 @@ def _start(tenant: Tenant, actor: dict, request_id) -> DekRotation:
     audit_record(
         tenant=tenant,
         action="DEK_ROTATION_STARTED",
-        category="vault",
+        category="encryption_keys",
         actor=actor,
         resource={"type": "dek_rotation", "id": rotation.public_id, "name": tenant.name},
         details={"fromVersion": old_version, "toVersion": new_version, "itemsToRotate": total},
@@ -153,7 +153,7 @@ def _finish(rotation: DekRotation) -> None:
             audit_record(
                 tenant=tenant,
                 action="DEK_ROTATION_COMPLETED",
-                category="vault",
+                category="encryption_keys",
                 actor=system_actor("dekRotation"),
                 resource={"type": "dek_rotation", "id": rotation.public_id, "name": tenant.name},
                 details={"toVersion": rotation.to_version, "retiredVersions": retired},
