@@ -46,4 +46,3 @@ def test_dek_rotation_entries_use_a_documented_category(client_for, admin_api, t
     assert set(entries.values_list("category", flat=True)) == {"encryption_keys"}
     assert "encryption_keys" in documented_categories()
     assert entries.count() == 2
-
