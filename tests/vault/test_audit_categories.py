@@ -12,7 +12,7 @@ from tests.helpers import assert_ok
 from tests.vault.conftest import URL, store_body
 from vault.services import dek_rotation_run
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("drop_queued_messages")]
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "administration.md"
 
 

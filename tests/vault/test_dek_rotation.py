@@ -13,19 +13,8 @@ from vault.models import Credential, DataKey, DekRotation
 from vault.services import dek, dek_rotation_run
 from vault.services.secrets import Revealed, reveal, seal_into
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("drop_queued_messages")]
 ROTATE = "/api/v1/admin/dek/rotate"
-
-
-@pytest.fixture(autouse=True)
-def _drop_queued_messages():
-    """Rotations started inside a rolled-back test transaction still reach the broker; drop them so
-    a later test's worker does not chase runs that never committed."""
-    yield
-    from config.celery import app
-
-    with app.connection_for_write() as conn:
-        conn.default_channel.queue_purge(app.conf.task_default_queue)
 
 
 @pytest.fixture

@@ -148,17 +148,6 @@ class CredentialStoreInput(serializers.Serializer):
                     {"accessToken": "For basic_auth, accessToken is the base64 of 'username:password'."},
                     code="value_invalid",
                 ) from None
-        if auth_type == Credential.AuthType.OAUTH2_CLIENT_CREDENTIALS and attrs.get("tokenEndpoint"):
-            secrets = attrs.get("secrets") or {}
-            client_id = secrets.get("clientId") or (attrs.get("metadata") or {}).get("clientId")
-            if not secrets.get("clientSecret") or not client_id:
-                raise serializers.ValidationError(
-                    {
-                        "secrets": "oauth2_client_credentials with a tokenEndpoint needs "
-                        "secrets.clientSecret and a clientId (in secrets or metadata)."
-                    },
-                    code="value_invalid",
-                )
         return attrs
 
 

@@ -18,7 +18,13 @@ from vault.errors import CredentialAlreadyDeleted, CredentialNotFound
 from vault.models import Credential
 from vault.selectors import credential_get, credential_get_by_integration
 from vault.services.common import credential_audit, credential_count
-from vault.services.refresh import credential_refresh, refresh_due, refresh_error_of, refreshable
+from vault.services.refresh import (
+    credential_refresh,
+    grant_impossible,
+    refresh_due,
+    refresh_error_of,
+    refreshable,
+)
 from vault.services.secrets import Revealed, reveal, seal_into
 
 
@@ -252,7 +258,7 @@ def credential_rotate(
 
 
 def _rotate_by_refresh(credential: Credential, *, actor, request_id) -> tuple[Credential, str, list[str]]:
-    if not refreshable(credential):
+    if not refreshable(credential) or grant_impossible(credential, reveal(credential)):
         raise CredentialNotRefreshable(
             "Nothing to rotate: give accessToken, refreshToken, secrets or expiresIn. This credential "
             "cannot be refreshed (it needs an OAuth auth type, a tokenEndpoint and a refresh token or "
