@@ -58,7 +58,7 @@ JOB_SPECS: dict[str, JobSpec] = {
             "Write each tenant's usage report of the month so far, and close last month's.",
             {"minute": "15", "hour": "4"},
         ),
-        JobSpec("dekRotation", "Re-encrypt a tenant's secrets under its new data key.", None),
+        JobSpec("dekRotation", "Re-encrypt a tenant's secrets under its new data key.", {"minute": "*/10"}),
         JobSpec(
             "failedFilesRetention", "Delete failed-file records past retention.", {"minute": "0", "hour": "2"}
         ),
@@ -182,7 +182,6 @@ def usage_flush(run: JobRun) -> int:
 # Runs older than this that never finished are taken as lost (a worker died), so they do not block
 # new triggers for ever.
 STALE_AFTER = timedelta(hours=1)
-DEK_ROTATION = "dekRotation"
 
 
 def job_trigger(*, name: str, actor: dict, tenant, request_id: str) -> JobRun:
@@ -195,17 +194,14 @@ def job_trigger(*, name: str, actor: dict, tenant, request_id: str) -> JobRun:
 
     if name not in JOB_SPECS:
         raise refuse("UNKNOWN_JOB", f"Unknown job {name!r}; known jobs: {', '.join(JOB_SPECS)}.")
-    if name == DEK_ROTATION:
-        raise refuse(
-            "JOB_NEEDS_TENANT",
-            "dekRotation needs a tenant: use POST /api/v1/admin/dek/rotate with {tenantId}.",
-        )
     if not job_available(name):
         raise refuse("JOB_NOT_AVAILABLE", f"The job {name!r} is not yet available in this deployment.")
     with transaction.atomic():
         _lock_name(name)
+        # A tenant's own run (its DEK rotation's) does not block the platform-wide job.
         busy = JobRun.objects.filter(
             job_name=name,
+            tenant_id=None,
             status__in=[JobRun.Status.QUEUED, JobRun.Status.STARTED],
             queued_at__gt=timezone.now() - STALE_AFTER,
         )

@@ -1,7 +1,8 @@
-"""The IT service management platform (`itsmplatform`): an OAuth token from the instance's
-`/oauth_token.do` (refresh-token grant when one is given, else or on its refusal the password
-grant), then the Table API (`/api/now/table/...`, offset paging) and the aggregate API
-(`/api/now/stats/...`) for counts. The instance is named by its host, called over HTTPS."""
+"""The IT service management platform (`itsmplatform`): the Table API (`/api/now/table/...`, offset
+paging) and the aggregate API (`/api/now/stats/...`) for counts, authenticated one of three ways:
+HTTP Basic with a user and password, a bearer token the caller holds, or an OAuth token from the
+instance's `/oauth_token.do` (refresh-token grant when one is given, else or on its refusal the
+password grant). The instance is named by its host, called over HTTPS."""
 
 from __future__ import annotations
 
@@ -75,16 +76,27 @@ class ItsmClient(VendorClient):
         self,
         *,
         instance: str,
-        credentials: ItsmCredentials,
+        credentials: ItsmCredentials | None = None,
         access_token: str | None = None,
+        basic_auth: tuple[str, str] | None = None,
         session_options: dict | None = None,
     ) -> None:
+        """One way to authenticate: `basic_auth` (user, password) for HTTP Basic, `access_token`
+        for a bearer token the caller holds (the tool hub's, kept fresh by the vault), else
+        `credentials` for the instance's OAuth grant."""
+        if not (basic_auth or access_token or credentials):
+            raise ValueError("ItsmClient needs basic_auth, an access token or OAuth credentials.")
         super().__init__(base_url=f"https://{instance}", session_options=session_options)
         self.credentials = credentials
-        # A token the caller already holds (the tool hub's, kept fresh by the vault) skips the grant.
+        self._basic_auth = basic_auth
         self._token: str | None = access_token or None
 
     # ---- authentication
+    def prepare_session(self, session) -> None:
+        session.headers["Accept"] = "application/json"
+        if self._basic_auth:
+            session.auth = self._basic_auth
+
     def token(self) -> str:
         if self._token is None:
             self._token = self._acquire_token()
@@ -113,8 +125,9 @@ class ItsmClient(VendorClient):
         return str(token)
 
     def request(self, method: str, path_or_url: str, **kwargs) -> requests.Response:
-        headers = {"Authorization": f"Bearer {self.token()}", "Accept": "application/json"}
-        kwargs["headers"] = {**headers, **(kwargs.get("headers") or {})}
+        if not self._basic_auth:  # HTTP Basic rides on the session (prepare_session)
+            headers = {"Authorization": f"Bearer {self.token()}"}
+            kwargs["headers"] = {**headers, **(kwargs.get("headers") or {})}
         return super().request(method, path_or_url, **kwargs)
 
     def error_for(self, response: requests.Response):

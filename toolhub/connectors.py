@@ -69,30 +69,41 @@ def _basic_pair(credential) -> tuple[str, str]:
 
 
 _BEARER_TYPES = frozenset({"oauth2_bearer", "bearer_token", "oauth2_client_credentials", "jwt"})
+_OAUTH_TYPES = frozenset({"oauth2_bearer", "oauth2_client_credentials"})
+_ITSM_TYPES = "basic_auth, bearer_token, jwt, oauth2_bearer or oauth2_client_credentials"
 
 
 def _itsm(connection: Connection, credential, options: dict) -> VendorClient:
+    """The credential is used as its auth type says: HTTP Basic for `basic_auth`, its access token
+    as a bearer for the bearer types (the vault keeps an OAuth token fresh), and the instance's own
+    token grant only for an OAuth credential that holds no access token."""
     from integrations.itsm import ItsmClient, ItsmCredentials
 
     instance = urlsplit(connection.base_url).netloc
-    if credential.auth_type in _BEARER_TYPES and credential.access_token:
-        # The vault keeps the token fresh (refreshing it before handing it over).
-        creds = ItsmCredentials(username="", password="", client_id="", client_secret="")
-        return ItsmClient(
-            instance=instance,
-            credentials=creds,
-            access_token=credential.access_token,
-            session_options=options,
-        )
-    username, password = _basic_pair(credential)
+    auth_type = credential.auth_type
+    if auth_type == "basic_auth":
+        return ItsmClient(instance=instance, basic_auth=_basic_pair(credential), session_options=options)
+    if auth_type in _BEARER_TYPES and credential.access_token:
+        return ItsmClient(instance=instance, access_token=credential.access_token, session_options=options)
+    if auth_type not in _OAUTH_TYPES:
+        if auth_type in _BEARER_TYPES:
+            raise _unusable(connection, f"its {auth_type} credential holds no access token")
+        raise _unusable(connection, f"the itsmplatform connector takes {_ITSM_TYPES}, not {auth_type}")
     creds = ItsmCredentials(
-        username=username,
-        password=_secret(credential, "password") or password,
-        client_id=_secret(credential, "client_id"),
-        client_secret=_secret(credential, "client_secret"),
+        username=_secret(credential, "username"),
+        password=_secret(credential, "password"),
+        client_id=_secret(credential, "client_id") or _secret(credential, "clientId"),
+        client_secret=_secret(credential, "client_secret") or _secret(credential, "clientSecret"),
         refresh_token=credential.refresh_token or "",
     )
     return ItsmClient(instance=instance, credentials=creds, session_options=options)
+
+
+def _unusable(connection: Connection, why: str) -> ConnectionNotFound:
+    return ConnectionNotFound(
+        f"The credential of connection {connection.name!r} cannot be used: {why}.",
+        details={"connection_id": connection.public_id, "reason": "CREDENTIAL_AUTH_TYPE_UNSUPPORTED"},
+    )
 
 
 def _wiki(connection: Connection, credential, options: dict) -> VendorClient:

@@ -23,7 +23,8 @@ def credential_rotation_check(run: JobRun) -> int:
 
 @job_implementation("dekRotation")
 def dek_rotation(run: JobRun) -> int:
-    """With `rotationId`: that rotation; without (an operator's trigger): every unfinished one."""
+    """With `rotationId` (the run a rotation queues): that rotation; without (beat's periodic run or
+    an operator's trigger): every unfinished one."""
     from vault.services import dek_rotation_run, dek_rotations_resume
 
     rotation_id = (run.params or {}).get("rotationId")

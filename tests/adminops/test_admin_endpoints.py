@@ -269,11 +269,10 @@ def test_a_trigger_queues_a_recorded_run_and_a_second_is_409(as_root):
     ("name", "code", "words"),
     [
         ("noSuchJob", "UNKNOWN_JOB", "Unknown job"),
-        ("dekRotation", "JOB_NEEDS_TENANT", "/api/v1/admin/dek/rotate"),
         ("dataSync", "JOB_NOT_AVAILABLE", "not yet available"),
     ],
 )
-def test_unknown_tenant_bound_and_unavailable_jobs_are_400(as_root, name, code, words, monkeypatch):
+def test_unknown_and_unavailable_jobs_are_400(as_root, name, code, words, monkeypatch):
     from adminops import jobs
 
     monkeypatch.delitem(jobs._IMPLEMENTATIONS, "dataSync", raising=False)  # whatever other apps register

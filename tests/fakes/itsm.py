@@ -1,8 +1,10 @@
 """A fake ITSM instance over HTTPS: `/oauth_token.do` (password and refresh-token grants), the
-Table API for knowledge bases (offset paging) and the aggregate API for article counts."""
+Table API for knowledge bases (offset paging) and the aggregate API for article counts. The APIs
+take a bearer token it issued (or `bearer` registered) or HTTP Basic with a user of `users`."""
 
 from __future__ import annotations
 
+import base64
 import secrets
 import uuid
 from dataclasses import dataclass
@@ -101,9 +103,13 @@ class FakeItsm(FakeVendor):
         return Reply(200, {"result": result})
 
     def _authorized(self, request: Received) -> Reply | None:
-        header = request.headers.get("Authorization", "")
-        if header.startswith("Bearer ") and header[7:] in self.tokens:
+        scheme, _, value = request.headers.get("Authorization", "").partition(" ")
+        if scheme == "Bearer" and value in self.tokens:
             return None
+        if scheme == "Basic":
+            user, _, password = base64.b64decode(value).decode().partition(":")
+            if user in self.users and self.users[user] == password:
+                return None
         return Reply(
             401,
             {

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import base64
+
 import pytest
 
 from tests.fakes.itsm_tools import FakeItsmTools
@@ -101,26 +103,68 @@ def test_it_searches_published_knowledge_articles(executor, itsm):
     assert sent[0] == "workflow_state=published" and "workflow_state=draft" not in sent
 
 
-def test_it_gets_a_token_by_the_password_grant_when_the_vault_holds_basic_credentials(
-    loopback, client_for, tenant, exec_key
-):
-    import base64
-
+@pytest.fixture
+def instance(loopback):
+    """An instance with a user (`svc`/`pw`), an OAuth client (`cid`) and one incident."""
     with FakeItsmTools() as fake:
         loopback.OUTBOUND_CA_BUNDLE = fake.ca_file
         fake.users["svc"] = "pw"
         fake.clients["cid"] = "csecret"
-        make_credential(
-            tenant,
-            "itsm-basic",
-            auth_type="basic_auth",
-            access_token=base64.b64encode(b"svc:pw").decode(),
-            secrets={"client_id": "cid", "client_secret": "csecret"},
-        )
-        make_connection(
-            tenant, fake.url, integration_id="itsm-basic", domain="itsm", connector="itsmplatform"
-        )
         fake.add_incident("x")
-        data = assert_tool_ok(_run(client_for(exec_key, tenant), "itsm.incident.list", input={}))["data"]
-        assert len(data["incidents"]) == 1
-        assert fake.requests_to("oauth_token")[0].form()["grant_type"] == "password"
+        yield fake
+
+
+def _connect(fake: FakeItsmTools, tenant, auth_type: str, **values) -> None:
+    make_credential(tenant, "itsm-other", auth_type=auth_type, **values)
+    make_connection(tenant, fake.url, integration_id="itsm-other", domain="itsm", connector="itsmplatform")
+
+
+def _table_auth(fake: FakeItsmTools) -> set[str]:
+    return {r.headers.get("Authorization", "") for r in fake.requests_to(r"^/api/now/table/")}
+
+
+def test_a_basic_auth_credential_sends_http_basic_and_asks_for_no_token(
+    instance, client_for, tenant, exec_key
+):
+    basic = base64.b64encode(b"svc:pw").decode()
+    _connect(instance, tenant, "basic_auth", access_token=basic, metadata={"username": "svc"})
+    data = assert_tool_ok(_run(client_for(exec_key, tenant), "itsm.incident.list", input={}))["data"]
+    assert len(data["incidents"]) == 1
+    assert _table_auth(instance) == {f"Basic {basic}"}
+    assert instance.requests_to("oauth_token") == []
+
+
+@pytest.mark.parametrize(
+    ("auth_type", "values", "grant"),
+    [
+        ("bearer_token", {"access_token": "static-1"}, None),
+        ("jwt", {"access_token": "static-1"}, None),
+        ("oauth2_client_credentials", {"access_token": "static-1"}, None),
+        (
+            "oauth2_bearer",
+            {"secrets": {"clientId": "cid", "clientSecret": "csecret", "username": "svc", "password": "pw"}},
+            {"grant_type": "password", "client_id": "cid", "client_secret": "csecret", "username": "svc"},
+        ),
+    ],
+)
+def test_other_auth_types_use_a_bearer_and_only_oauth_ones_the_token_grant(
+    instance, client_for, tenant, exec_key, auth_type, values, grant
+):
+    _connect(instance, tenant, auth_type, **values)
+    instance.bearer("static-1")
+    data = assert_tool_ok(_run(client_for(exec_key, tenant), "itsm.incident.list", input={}))["data"]
+    assert len(data["incidents"]) == 1
+    forms = [r.form() for r in instance.requests_to("oauth_token")]
+    assert [grant.items() <= form.items() for form in forms] == ([True] if grant else [])
+    [header] = _table_auth(instance)
+    assert header.startswith("Bearer ") and (grant or header == "Bearer static-1")
+
+
+def test_an_auth_type_the_connector_cannot_use_is_refused_before_any_call(
+    instance, client_for, tenant, exec_key
+):
+    _connect(instance, tenant, "api_key", access_token="k-1")
+    error = assert_tool_error(
+        _run(client_for(exec_key, tenant), "itsm.incident.list", input={}), 404, "CONNECTION_NOT_FOUND"
+    )
+    assert "api_key" in error["message"] and instance.received == []

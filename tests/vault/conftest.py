@@ -66,3 +66,14 @@ def _fresh_keyring():
     keyring.forget_cached_keys()
     yield
     keyring.forget_cached_keys()
+
+
+@pytest.fixture
+def drop_queued_messages():
+    """Rotations started inside a rolled-back test transaction still reach the broker; drop them so
+    a later test's worker does not chase runs that never committed."""
+    yield
+    from config.celery import app
+
+    with app.connection_for_write() as conn:
+        conn.default_channel.queue_purge(app.conf.task_default_queue)

@@ -238,13 +238,22 @@ def test_reading_secrets_needs_the_vault_secrets_scope(client_for, tenant, store
     assert assert_ok(client_for(reader, tenant).get(f"{URL}/itsm-prod-001"))["accessToken"] == "ak-plain-0001"
 
 
-def test_the_decrypted_get_of_an_unknown_or_deleted_credential(admin_api, stored):
+def test_the_decrypted_get_of_an_unknown_or_deleted_credential_is_404(admin_api, stored, tenant):
     assert_error(admin_api.get(f"{URL}/nope"), 404, "CREDENTIAL_NOT_FOUND")
     assert_error(admin_api.get(f"{URL}/itsm-prod-001?credentialId=zzz"), 400, "INVALID_PARAMETER")
-    assert_ok(admin_api.delete(item_url(stored)))
-    assert_error(
-        admin_api.get(f"{URL}/itsm-prod-001?credentialId={stored['id']}"), 409, "CREDENTIAL_ALREADY_DELETED"
+    deleted = assert_ok(admin_api.delete(item_url(stored)))
+    # The contract's decrypted GET answers 404 when there is no credential: a tombstone has no
+    # secrets left, by its integration or by its id alike.
+    assert_error(admin_api.get(f"{URL}/itsm-prod-001"), 404, "CREDENTIAL_NOT_FOUND")
+    error = assert_error(
+        admin_api.get(f"{URL}/itsm-prod-001?credentialId={stored['id']}"), 404, "CREDENTIAL_NOT_FOUND"
     )
+    assert "deleted" in error["message"] and error["details"]["deletedAt"] == deleted["deletedAt"]
+    assert not AuditEntry.objects.filter(tenant_id=tenant.id, action="CREDENTIAL_SECRET_READ").exists()
+    # The tombstone itself stays visible in the details, and a second delete is still 409.
+    details = assert_ok(admin_api.get(f"{URL}/itsm-prod-001/details?credentialId={stored['id']}"))
+    assert details["status"] == "deleted"
+    assert_error(admin_api.delete(item_url(stored)), 409, "CREDENTIAL_ALREADY_DELETED")
 
 
 # ---- rotate (replacing values)

@@ -13,19 +13,8 @@ from vault.models import Credential, DataKey, DekRotation
 from vault.services import dek, dek_rotation_run
 from vault.services.secrets import Revealed, reveal, seal_into
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("drop_queued_messages")]
 ROTATE = "/api/v1/admin/dek/rotate"
-
-
-@pytest.fixture(autouse=True)
-def _drop_queued_messages():
-    """Rotations started inside a rolled-back test transaction still reach the broker; drop them so
-    a later test's worker does not chase runs that never committed."""
-    yield
-    from config.celery import app
-
-    with app.connection_for_write() as conn:
-        conn.default_channel.queue_purge(app.conf.task_default_queue)
 
 
 @pytest.fixture
@@ -181,3 +170,55 @@ def _sessions_waiting_for_a_lock() -> int:
     with connection.cursor() as cursor:
         cursor.execute("SELECT count(*) FROM pg_locks WHERE NOT granted")
         return cursor.fetchone()[0]
+
+
+# ---- a rotation whose own job was lost
+
+
+def _start_and_lose_the_message(root_api, admin_api, tenant) -> str:
+    """A rotation whose Celery message never reaches a worker: it stays in progress, and its tenant
+    cannot start another one."""
+    store_many(admin_api, 3)
+    rotation_id = assert_ok(root_api.post(ROTATE, {"tenantId": str(tenant.id)}, format="json"))["rotationId"]
+    _purge()
+    assert_error(
+        root_api.post(ROTATE, {"tenantId": str(tenant.id)}, format="json"), 409, "DEK_ROTATION_IN_PROGRESS"
+    )
+    return rotation_id
+
+
+def _purge() -> None:
+    from config.celery import app
+
+    with app.connection_for_write() as conn:
+        conn.default_channel.queue_purge(app.conf.task_default_queue)
+
+
+def _finished(root_api, admin_api, tenant, rotation_id: str) -> None:
+    done = assert_ok(root_api.get(f"/api/v1/admin/dek/rotations/{rotation_id}"))
+    assert done["status"] == "completed" and done["itemsRotated"] == 3 and done["itemsRemaining"] == 0
+    assert set(Credential.objects.values_list("dek_version", flat=True)) == {2}
+    assert assert_ok(admin_api.get(f"{URL}/sys-1"))["accessToken"] == "token-1"
+    assert_ok(root_api.post(ROTATE, {"tenantId": str(tenant.id)}, format="json"))  # the 409 is gone
+
+
+def test_the_periodic_job_finishes_a_rotation_whose_message_was_lost(root_api, admin_api, tenant):
+    from adminops.jobs import beat_schedule
+    from adminops.tasks import run_scheduled_job
+
+    rotation_id = _start_and_lose_the_message(root_api, admin_api, tenant)
+    assert beat_schedule()["job:dekRotation"]["args"] == ("dekRotation",)
+    run_scheduled_job.apply(args=["dekRotation"])
+    _finished(root_api, admin_api, tenant, rotation_id)
+    beat_run = JobRun.objects.filter(job_name="dekRotation", params={}).get()
+    assert beat_run.status == "succeeded" and beat_run.items == 3
+
+
+def test_the_dek_rotation_trigger_resumes_unfinished_rotations(root_api, admin_api, tenant):
+    from adminops.tasks import run_job
+
+    rotation_id = _start_and_lose_the_message(root_api, admin_api, tenant)
+    queued = assert_ok(root_api.post("/api/v1/admin/jobs/trigger", {"jobName": "dekRotation"}, format="json"))
+    assert queued["status"] == "queued"
+    run_job.apply(args=[queued["jobId"].removeprefix("job-")])
+    _finished(root_api, admin_api, tenant, rotation_id)

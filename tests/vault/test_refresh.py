@@ -119,6 +119,34 @@ def test_client_credentials_get_a_token_with_the_client_secret(admin_api, oauth_
 
 
 @pytest.mark.django_db
+def test_client_credentials_without_a_client_secret_are_flagged_when_a_refresh_is_due(
+    admin_api, oauth_provider, tenant
+):
+    oauth_provider.clients["cid"] = "c-secret"
+    body = store_body(
+        authType="oauth2_client_credentials", tokenEndpoint=oauth_provider.token_url, expiresIn=3600
+    )
+    stored = assert_ok(admin_api.post(URL, body, format="json"))
+    Credential.objects.filter(id=stored["id"][5:]).update(expires_at=timezone.now() - timedelta(minutes=1))
+    data = assert_ok(admin_api.get(f"{URL}/itsm-prod-001"))
+    assert data["accessToken"] == "ak-plain-0001" and data["refreshError"]["code"] == "REFRESH_NOT_POSSIBLE"
+    assert "clientSecret" in data["refreshError"]["message"] and data["refreshError"]["at"]
+    assert oauth_provider.token_calls() == []  # nothing to send without a client secret
+    assert Credential.objects.get(id=stored["id"][5:]).refresh_failed_at is not None
+    entry = AuditEntry.objects.get(tenant_id=tenant.id, action="CREDENTIAL_REFRESH_FAILED")
+    assert entry.status == "failure" and entry.details["reason"] == "REFRESH_NOT_POSSIBLE"
+    # Details show the flag; an empty rotate cannot refresh it; rotating the secrets in can.
+    details = assert_ok(admin_api.get(f"{URL}/itsm-prod-001/details"))
+    assert details["refreshError"]["code"] == "REFRESH_NOT_POSSIBLE"
+    rotate = f"{URL}/{stored['id']}/rotate"
+    assert_error(admin_api.post(rotate, {}, format="json"), 422, "CREDENTIAL_NOT_REFRESHABLE")
+    secrets = {"clientId": "cid", "clientSecret": "c-secret"}
+    assert_ok(admin_api.post(rotate, {"secrets": secrets}, format="json"))
+    again = assert_ok(admin_api.get(f"{URL}/itsm-prod-001"))
+    assert again["accessToken"] == "fresh-access-1" and again["refreshError"] is None
+
+
+@pytest.mark.django_db
 def test_rotate_with_an_empty_body_refreshes_now(admin_api, oauth_provider, tenant):
     stored = store_oauth(admin_api, oauth_provider, expired=False, expiresIn=3600)
     data = assert_ok(admin_api.post(f"{URL}/{stored['id']}/rotate", {}, format="json"))

@@ -136,11 +136,12 @@ def test_basic_auth_needs_base64_credentials(admin_api):
     assert assert_ok(admin_api.post(URL, body, format="json"))["metadata"] == {"username": "user"}
 
 
-def test_client_credentials_with_a_token_endpoint_need_a_client_secret(admin_api):
+def test_client_credentials_with_a_token_endpoint_are_stored_without_a_client_secret(admin_api):
+    # The contract's store body has no client secret: a refresh that cannot be made is flagged later.
     body = store_body(authType="oauth2_client_credentials", tokenEndpoint="https://id.vendor.example/token")
-    del body["accessToken"]
-    error = assert_error(admin_api.post(URL, body, format="json"), 422, "VALIDATION_ERROR")
-    assert "clientSecret" in error["details"]["secrets"]
+    data = assert_ok(admin_api.post(URL, body, format="json"))
+    assert data["authType"] == "oauth2_client_credentials" and data["refreshError"] is None
+    assert assert_ok(admin_api.get(f"{URL}/itsm-prod-001"))["accessToken"] == "ak-plain-0001"
 
 
 def test_a_viewer_may_not_store(viewer_api):

@@ -27,7 +27,9 @@ def _tenant_id(data: dict) -> uuid.UUID:
             [FieldError(("tenantId",), message, "value_error.missing", "field required", shape=True)]
         )
     try:
-        return uuid.UUID(str(data["tenantId"]))
+        if not isinstance(data["tenantId"], str):
+            raise ValueError("not a JSON string")
+        return uuid.UUID(data["tenantId"])
     except ValueError:
         message = "tenantId must be a tenant UUID."
         raise RequestInvalid(

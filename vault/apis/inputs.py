@@ -20,11 +20,36 @@ _SCOPE_CHARS = frozenset(chr(c) for c in range(0x21, 0x7F)) - {'"', "\\"}
 TOKEN_FIELDS = ("accessToken", "refreshToken", "secrets", "expiresIn")
 
 
-class StrictCharField(serializers.CharField):
-    """A JSON string, not a number or boolean DRF would turn into one (a wrong type is 400)."""
+class _StringOnly:
+    """A JSON string, not a number or boolean DRF would turn into one: a wrong JSON type is 400 and
+    its message says so (a field's own `invalid` message is about the value)."""
+
+    default_error_messages = {"not_a_string": "Not a valid string: a JSON string is required."}
 
     def to_internal_value(self, data):
         if not isinstance(data, str):
+            self.fail("not_a_string")
+        return super().to_internal_value(data)
+
+
+class StrictCharField(_StringOnly, serializers.CharField):
+    pass
+
+
+class StrictURLField(_StringOnly, serializers.URLField):
+    pass
+
+
+class StrictChoiceField(_StringOnly, serializers.ChoiceField):
+    pass
+
+
+class StrictIntegerField(serializers.IntegerField):
+    """A JSON number with an integral value: not a string ("10") or a boolean DRF would convert."""
+
+    def to_internal_value(self, data):
+        integral = isinstance(data, int) or (isinstance(data, float) and data.is_integer())
+        if isinstance(data, bool) or not integral:
             self.fail("invalid")
         return super().to_internal_value(data)
 
@@ -76,7 +101,7 @@ def _secrets() -> serializers.DictField:
 
 
 def _url() -> serializers.URLField:
-    return serializers.URLField(
+    return StrictURLField(
         max_length=2048, required=False, allow_blank=True, error_messages={"invalid": "Invalid URL format."}
     )
 
@@ -90,12 +115,12 @@ class CredentialStoreInput(serializers.Serializer):
         },
     )
     credentialName = StrictCharField(max_length=255)
-    authType = serializers.ChoiceField(
+    authType = StrictChoiceField(
         choices=AUTH_TYPES,
         error_messages={"invalid_choice": f"Invalid auth type. Allowed values: {', '.join(AUTH_TYPES)}."},
     )
     description = StrictCharField(max_length=2000, required=False, allow_blank=True, default="")
-    expiresIn = serializers.IntegerField(
+    expiresIn = StrictIntegerField(
         min_value=1, max_value=MAX_EXPIRES_IN, required=False, help_text="Seconds."
     )
     scopes = serializers.ListField(child=StrictCharField(max_length=200), max_length=100, required=False)
@@ -123,17 +148,6 @@ class CredentialStoreInput(serializers.Serializer):
                     {"accessToken": "For basic_auth, accessToken is the base64 of 'username:password'."},
                     code="value_invalid",
                 ) from None
-        if auth_type == Credential.AuthType.OAUTH2_CLIENT_CREDENTIALS and attrs.get("tokenEndpoint"):
-            secrets = attrs.get("secrets") or {}
-            client_id = secrets.get("clientId") or (attrs.get("metadata") or {}).get("clientId")
-            if not secrets.get("clientSecret") or not client_id:
-                raise serializers.ValidationError(
-                    {
-                        "secrets": "oauth2_client_credentials with a tokenEndpoint needs "
-                        "secrets.clientSecret and a clientId (in secrets or metadata)."
-                    },
-                    code="value_invalid",
-                )
         return attrs
 
 
@@ -175,7 +189,7 @@ class CredentialRotateInput(serializers.Serializer):
     accessToken = _token()
     refreshToken = _token()
     secrets = _secrets()
-    expiresIn = serializers.IntegerField(
+    expiresIn = StrictIntegerField(
         min_value=1, max_value=MAX_EXPIRES_IN, required=False, help_text="Seconds."
     )
 

@@ -120,7 +120,9 @@ class TenantRefSerializer(serializers.Serializer):
 
 
 class RefreshErrorSerializer(serializers.Serializer):
-    code = serializers.CharField(help_text="REFRESH_REJECTED (flagged) or REFRESH_UNAVAILABLE")
+    code = serializers.CharField(
+        help_text="REFRESH_REJECTED or REFRESH_NOT_POSSIBLE (flagged), or REFRESH_UNAVAILABLE"
+    )
     message = serializers.CharField()
     at = serializers.CharField()
 

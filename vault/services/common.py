@@ -36,7 +36,7 @@ def credential_audit(
     audit_record(
         tenant=credential.tenant,
         action=action,
-        category="credential",
+        category="credentials",
         actor=actor,
         resource={"type": "credential", "id": credential.public_id, "name": credential.integration_id},
         details={"integrationId": credential.integration_id, "authType": credential.auth_type}

@@ -14,10 +14,17 @@ from config.api.errors import ApiError, Conflict
 from config.api.timestamps import iso_ms
 from integrations.http import guard_field
 from vault import usage
+from vault.errors import CredentialAlreadyDeleted, CredentialNotFound
 from vault.models import Credential
 from vault.selectors import credential_get, credential_get_by_integration
-from vault.services.common import CredentialAlreadyDeleted, credential_audit, credential_count
-from vault.services.refresh import credential_refresh, refresh_due, refresh_error_of, refreshable
+from vault.services.common import credential_audit, credential_count
+from vault.services.refresh import (
+    credential_refresh,
+    grant_impossible,
+    refresh_due,
+    refresh_error_of,
+    refreshable,
+)
 from vault.services.secrets import Revealed, reveal, seal_into
 
 
@@ -173,9 +180,16 @@ def credential_read_secrets(
         tenant=tenant, integration_id=integration_id, credential_id=credential_id
     )
     if credential.status == Credential.Status.DELETED:
-        raise CredentialAlreadyDeleted(
-            "The credential has been deleted; its secrets no longer exist.",
-            details={"deletedAt": iso_ms(credential.deleted_at)},
+        # A tombstone has no secrets left to read: the contract's decrypted GET answers 404 for
+        # "no credential" and has no 409.
+        raise CredentialNotFound(
+            f"The credential of integration '{integration_id}' has been deleted; "
+            "its secrets no longer exist.",
+            details={
+                "integrationId": integration_id,
+                "credentialId": credential.public_id,
+                "deletedAt": iso_ms(credential.deleted_at),
+            },
         )
     refresh_error = None
     if refresh_due(credential):
@@ -244,7 +258,7 @@ def credential_rotate(
 
 
 def _rotate_by_refresh(credential: Credential, *, actor, request_id) -> tuple[Credential, str, list[str]]:
-    if not refreshable(credential):
+    if not refreshable(credential) or grant_impossible(credential, reveal(credential)):
         raise CredentialNotRefreshable(
             "Nothing to rotate: give accessToken, refreshToken, secrets or expiresIn. This credential "
             "cannot be refreshed (it needs an OAuth auth type, a tokenEndpoint and a refresh token or "

@@ -63,7 +63,7 @@ def _start(tenant: Tenant, actor: dict, request_id) -> DekRotation:
     audit_record(
         tenant=tenant,
         action="DEK_ROTATION_STARTED",
-        category="vault",
+        category="encryption_keys",
         actor=actor,
         resource={"type": "dek_rotation", "id": rotation.public_id, "name": tenant.name},
         details={"fromVersion": old_version, "toVersion": new_version, "itemsToRotate": total},
@@ -153,7 +153,7 @@ def _finish(rotation: DekRotation) -> None:
             audit_record(
                 tenant=tenant,
                 action="DEK_ROTATION_COMPLETED",
-                category="vault",
+                category="encryption_keys",
                 actor=system_actor("dekRotation"),
                 resource={"type": "dek_rotation", "id": rotation.public_id, "name": tenant.name},
                 details={"toVersion": rotation.to_version, "retiredVersions": retired},
@@ -162,6 +162,8 @@ def _finish(rotation: DekRotation) -> None:
 
 
 def dek_rotations_resume() -> int:
-    """Run every rotation still in progress (after a crash, or on an operator's trigger)."""
+    """Run every rotation still in progress: the periodic `dekRotation` job and an operator's
+    trigger finish a rotation whose own job was lost or interrupted. A rotation that is still
+    running elsewhere is safe to run here too: its batches lock their rows, so each row moves once."""
     ids = list(DekRotation.objects.filter(status=DekRotation.Status.IN_PROGRESS).values_list("id", flat=True))
     return sum(dek_rotation_run(rotation_id=rotation_id) for rotation_id in ids)

@@ -33,19 +33,34 @@ _OAUTH_TYPES = (Credential.AuthType.OAUTH2_BEARER, Credential.AuthType.OAUTH2_CL
 class RefreshFailure(Exception):
     def __init__(self, code: str, message: str, permanent: bool) -> None:
         super().__init__(message)
-        self.code = code  # REFRESH_REJECTED (flagged) or REFRESH_UNAVAILABLE (transient)
+        # REFRESH_REJECTED, REFRESH_NOT_POSSIBLE (both flagged) or REFRESH_UNAVAILABLE (transient)
+        self.code = code
         self.message = message
         self.permanent = permanent
 
 
 def refreshable(credential: Credential) -> bool:
+    """A refresh is asked for: an OAuth credential with a `tokenEndpoint` (and a refresh token for
+    `oauth2_bearer`). Whether the grant can be made is known once the secrets are revealed
+    (`grant_impossible`): a client-credentials credential may be stored without its client secret."""
     if credential.status == Credential.Status.DELETED or not credential.token_endpoint:
         return False
     if credential.auth_type == Credential.AuthType.OAUTH2_BEARER:
         return credential.refresh_token is not None
-    if credential.auth_type == Credential.AuthType.OAUTH2_CLIENT_CREDENTIALS:
-        return credential.secrets is not None
-    return False
+    return credential.auth_type == Credential.AuthType.OAUTH2_CLIENT_CREDENTIALS
+
+
+def grant_impossible(credential: Credential, revealed: Revealed) -> str | None:
+    """Why the token grant cannot be made with what the credential holds, or None."""
+    if _grant_type(credential) != "client_credentials":
+        return None
+    secrets = revealed.secrets or {}
+    if secrets.get("clientSecret") and (secrets.get("clientId") or credential.metadata.get("clientId")):
+        return None
+    return (
+        "A client-credentials grant needs secrets.clientSecret and a clientId (in secrets or "
+        "metadata); rotate the credential with them."
+    )
 
 
 def refresh_due(credential: Credential, *, now=None) -> bool:
@@ -123,6 +138,9 @@ def _token_form(credential: Credential, revealed: Revealed) -> dict[str, str]:
 def _token_request(credential: Credential, revealed: Revealed) -> dict:
     # A client-credentials grant may be repeated safely; a refresh-token grant may rotate the
     # refresh token, so it is sent once.
+    impossible = grant_impossible(credential, revealed)
+    if impossible:
+        raise RefreshFailure("REFRESH_NOT_POSSIBLE", impossible, True)
     idempotent = _grant_type(credential) == "client_credentials"
     try:
         with outbound_session(timeout=TOKEN_TIMEOUT, retries=2) as session:
