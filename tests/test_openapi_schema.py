@@ -32,25 +32,6 @@ def test_the_docs_pages_load_their_assets_from_this_server(client, page):
 # ---- the docs' sections: ReDoc titles an operation by its summary (else its raw id) and shows one
 # section per tag (its description as the section's text)
 
-# Operations of vault/** and adminops/** that lack a summary here; those apps give them theirs.
-# Once they have one, remove them from this list (the xfail test below then passes).
-PENDING_ELSEWHERE = {
-    "admin_dek_rotate",
-    "admin_dek_rotation_get",
-    "api_v1_admin_health_retrieve",
-    "api_v1_health_retrieve",
-    "health_retrieve",
-    "auth_token_obtain",
-    "auth_token_refresh",
-    "credentials_list",
-    "credentials_store",
-    "credentials_rotate",
-    "credentials_get_decrypted",
-    "credentials_update",
-    "credentials_delete",
-    "credentials_get_details",
-}
-
 
 @pytest.fixture(scope="module")
 def schema():
@@ -69,7 +50,7 @@ def test_every_operation_has_a_summary_and_a_declared_tag(schema):
     declared = {tag["name"] for tag in schema.get("tags", [])}
     problems = []
     for name, operation in _operations(schema):
-        if not operation.get("summary") and operation["operationId"] not in PENDING_ELSEWHERE:
+        if not operation.get("summary"):
             problems.append(f"{name} ({operation['operationId']}): no summary")
         if not operation.get("tags") or not set(operation["tags"]) <= declared:
             problems.append(f"{name}: tags {operation.get('tags')} not among {sorted(declared)}")
@@ -82,11 +63,3 @@ def test_every_tag_has_a_description_and_operations(schema):
     for tag in schema["tags"]:
         assert tag.get("description"), tag
         assert tag["name"] in used, f"tag {tag['name']} has no operation: an empty section"
-
-
-@pytest.mark.xfail(reason="summaries of vault/** and adminops/** operations come from those apps")
-def test_the_operations_pending_elsewhere_have_summaries_too(schema):
-    missing = sorted(
-        operation["operationId"] for _name, operation in _operations(schema) if not operation.get("summary")
-    )
-    assert not missing, missing

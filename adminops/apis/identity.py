@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from drf_spectacular.utils import extend_schema, inline_serializer
+from drf_spectacular.utils import extend_schema, extend_schema_view, inline_serializer
 from rest_framework import serializers
 from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
@@ -49,6 +49,7 @@ class AuthTokenApi(PublicAPIView):
 
     @extend_schema(
         operation_id="auth_token_obtain",
+        summary="Obtain a JWT pair with a username and password",
         request=InputSerializer,
         responses={200: v1_envelope("AuthTokenEnvelope", TokenPair)},
         tags=["auth"],
@@ -76,6 +77,7 @@ class AuthTokenRefreshApi(PublicAPIView):
 
     @extend_schema(
         operation_id="auth_token_refresh",
+        summary="Refresh a JWT access token",
         request=InputSerializer,
         responses={200: v1_envelope("AuthTokenRefreshEnvelope", TokenPair)},
         tags=["auth"],
@@ -105,7 +107,12 @@ class HealthApi(PublicAPIView):
 
     detailed = False
 
-    @extend_schema(responses={200: _HealthBody, 503: _HealthBody}, tags=["health"], auth=[])
+    @extend_schema(
+        summary="Service health (the load balancer's check)",
+        responses={200: _HealthBody, 503: _HealthBody},
+        tags=["health"],
+        auth=[],
+    )
     def get(self, request):
         report = health_report()
         body = {"status": report.status, "version": _version(), "timestamp": utc_timestamp()}
@@ -114,6 +121,7 @@ class HealthApi(PublicAPIView):
         return Response(body, status=report.http_status)
 
 
+@extend_schema_view(get=extend_schema(summary="Service health with the state of each dependency"))
 class ApiHealthApi(HealthApi):
     """GET /api/v1/health: the same check with the state of each dependency."""
 
@@ -144,6 +152,7 @@ class AdminHealthApi(RateLimitHeadersMixin, APIView):
             ),
             503: _HealthBody,
         },
+        summary="Health for operators: services, metrics and issues for an admin",
         tags=["health"],
     )
     def get(self, request):

@@ -49,6 +49,7 @@ class CredentialViewSet(TenantViewSet):
 
     @extend_schema(
         operation_id="credentials_store",
+        summary="Store a credential",
         request=inputs.CredentialStoreInput,
         responses={200: v1_envelope("CredentialStoreEnvelope", outputs.CredentialRecordSerializer())},
         tags=["vault"],
@@ -78,6 +79,7 @@ class CredentialViewSet(TenantViewSet):
 
     @extend_schema(
         operation_id="credentials_list",
+        summary="List credentials",
         parameters=[
             OpenApiParameter("authType", str, enum=Credential.AuthType.values, required=False),
             OpenApiParameter("status", str, enum=Credential.Status.values, required=False),
@@ -106,6 +108,7 @@ class CredentialViewSet(TenantViewSet):
 
     @extend_schema(
         operation_id="credentials_get_decrypted",
+        summary="Get a credential with its decrypted secrets",
         parameters=[CREDENTIAL_ID_QUERY],
         responses={200: v1_envelope("CredentialDecryptedEnvelope", outputs.CredentialDecryptedSerializer())},
         tags=["vault"],
@@ -126,6 +129,7 @@ class CredentialViewSet(TenantViewSet):
 
     @extend_schema(
         operation_id="credentials_get_details",
+        summary="Get a credential's details (no secrets)",
         parameters=[CREDENTIAL_ID_QUERY],
         responses={200: v1_envelope("CredentialDetailsEnvelope", outputs.CredentialRecordSerializer())},
         tags=["vault"],
@@ -169,6 +173,7 @@ class CredentialItemApi(TenantAPIView):
 
     @extend_schema(
         operation_id="credentials_update",
+        summary="Update a credential's metadata or status",
         request=inputs.CredentialUpdateInput,
         responses={200: v1_envelope("CredentialUpdateEnvelope", outputs.CredentialUpdatedSerializer())},
         tags=["vault"],
@@ -189,6 +194,7 @@ class CredentialItemApi(TenantAPIView):
 
     @extend_schema(
         operation_id="credentials_delete",
+        summary="Delete a credential (its secrets are destroyed)",
         responses={200: v1_envelope("CredentialDeleteEnvelope", outputs.CredentialDeletedSerializer())},
         tags=["vault"],
     )
@@ -210,6 +216,7 @@ class CredentialRotateApi(TenantAPIView):
 
     @extend_schema(
         operation_id="credentials_rotate",
+        summary="Rotate a credential's secrets, or refresh its token now",
         request=inputs.CredentialRotateInput,
         responses={200: v1_envelope("CredentialRotateEnvelope", outputs.CredentialRotatedSerializer())},
         tags=["vault"],

@@ -44,6 +44,7 @@ class DekRotateApi(TenantAPIView):
 
     @extend_schema(
         operation_id="admin_dek_rotate",
+        summary="Start a tenant's data-key rotation",
         request=inputs.DekRotateInput,
         responses={200: v1_envelope("DekRotateEnvelope", outputs.DekRotationSerializer())},
         tags=["admin"],
@@ -67,6 +68,7 @@ class DekRotationStatusApi(TenantAPIView):
 
     @extend_schema(
         operation_id="admin_dek_rotation_get",
+        summary="Read a data-key rotation's progress",
         responses={200: v1_envelope("DekRotationEnvelope", outputs.DekRotationSerializer())},
         tags=["admin"],
     )
