@@ -30,8 +30,8 @@ from django.db import IntegrityError, transaction
 from django.db.models import Max
 from django.utils import timezone
 
-from adminops.audit import GENESIS, audit_record, link_hash, system_actor
-from adminops.models import AuditArchive, AuditChainHead, AuditEntry
+from adminops.audit import GENESIS, audit_chain_verify, audit_links_check, audit_record, system_actor
+from adminops.models import AuditArchive, AuditEntry
 
 logger = logging.getLogger(__name__)
 
@@ -154,22 +154,5 @@ def audit_chain_verify_archived(chain: str) -> list[str]:
             problems.append(str(exc))
             previous, expected = archive.last_hash, archive.last_seq + 1  # check the rest anyway
             continue
-        previous, expected = _check_links(entries, previous, expected, problems)
-    live = AuditEntry.objects.filter(chain=chain).order_by("seq").iterator()
-    previous, expected = _check_links(live, previous, expected, problems)
-    head = AuditChainHead.objects.filter(chain=chain).first()
-    if head is not None and (head.seq != expected - 1 or head.last_hash != previous):
-        problems.append(f"entries after #{expected - 1} are missing (the chain ends at #{head.seq})")
-    return problems
-
-
-def _check_links(entries, previous: str, expected: int, problems: list[str]) -> tuple[str, int]:
-    for entry in entries:
-        if entry.seq != expected:
-            problems.append(f"entries #{expected}..#{entry.seq - 1} are missing")
-        elif entry.prev_hash != previous:
-            problems.append(f"entry #{entry.seq} does not link to the entry before it")
-        if link_hash(entry) != entry.hash:
-            problems.append(f"entry #{entry.seq} ({entry.action}) was altered after it was written")
-        previous, expected = entry.hash, entry.seq + 1
-    return previous, expected
+        previous, expected = audit_links_check(entries, previous, expected, problems)
+    return problems + audit_chain_verify(chain, after=(previous, expected))

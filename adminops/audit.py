@@ -165,11 +165,22 @@ def link_hash(entry: AuditEntry) -> str:
     return hmac.new(_chain_key(), (entry.prev_hash + canonical).encode(), hashlib.sha256).hexdigest()
 
 
-def audit_chain_verify(chain: str) -> list[str]:
-    """Problems found in one chain: edited entries, missing entries, a truncated end."""
+def audit_chain_verify(chain: str, *, after: tuple[str, int] = (GENESIS, 1)) -> list[str]:
+    """Problems found in one chain: edited entries, missing entries, a truncated end. `after`: the
+    hash and the seq the table's first entry links on from (the end of the chain's archives)."""
     problems: list[str] = []
-    previous, expected = GENESIS, 1
-    for entry in AuditEntry.objects.filter(chain=chain).order_by("seq").iterator():
+    entries = AuditEntry.objects.filter(chain=chain).order_by("seq").iterator()
+    previous, expected = audit_links_check(entries, *after, problems)
+    head = AuditChainHead.objects.filter(chain=chain).first()
+    if head is not None and (head.seq != expected - 1 or head.last_hash != previous):
+        problems.append(f"entries after #{expected - 1} are missing (the chain ends at #{head.seq})")
+    return problems
+
+
+def audit_links_check(entries, previous: str, expected: int, problems: list[str]) -> tuple[str, int]:
+    """Check that `entries` (in seq order) link on from hash `previous` at seq `expected` and were
+    not altered; add what is wrong to `problems`; return the hash and seq the next entry links on."""
+    for entry in entries:
         if entry.seq != expected:
             problems.append(f"entries #{expected}..#{entry.seq - 1} are missing")
         elif entry.prev_hash != previous:
@@ -177,10 +188,7 @@ def audit_chain_verify(chain: str) -> list[str]:
         if link_hash(entry) != entry.hash:
             problems.append(f"entry #{entry.seq} ({entry.action}) was altered after it was written")
         previous, expected = entry.hash, entry.seq + 1
-    head = AuditChainHead.objects.filter(chain=chain).first()
-    if head is not None and (head.seq != expected - 1 or head.last_hash != previous):
-        problems.append(f"entries after #{expected - 1} are missing (the chain ends at #{head.seq})")
-    return problems
+    return previous, expected
 
 
 def audit_chains(owner: str | None = None) -> list[str]:
