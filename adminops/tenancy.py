@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from adminops.models import Membership, Role, Tenant
 from adminops.principals import Principal
 from config.api.errors import Forbidden, InvalidParameter, TenantRequired
+from config.api.ratelimit import Tally
 
 # What each membership role includes (DESIGN section 3).
 ROLE_INCLUDES: dict[str, frozenset[str]] = {
@@ -29,6 +30,14 @@ class TenantContext:
     tenant: Tenant
     principal: Principal
     roles: frozenset[str]  # effective roles of a user principal; empty for machine principals
+
+    def usage_tally(self, request) -> Tally:
+        """What this call adds to the usage counters; the view counts it with the rate limits."""
+        from adminops.usage import usage_tally
+
+        return usage_tally(
+            principal=self.principal, tenant_id=str(self.tenant.id), ip=request.META.get("REMOTE_ADDR")
+        )
 
 
 def effective_roles(granted: list[str]) -> frozenset[str]:

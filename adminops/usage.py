@@ -1,12 +1,13 @@
 """Usage counters without a database write per request.
 
-After each authenticated API call, a middleware adds it to counters in the cache (one round trip on
-Redis, `config.api.ratelimit.counters_add`) and notes the last use: per API key the 2xx/3xx and
-4xx/5xx calls, the calls of the hour and of the day, first and last use with the address, and per
-tenant the calls of the month. `api_key_usage_flush` moves an API key's counts onto its row; it runs
-when a key is read and every few minutes in the `usageFlush` job. The per-minute count is the rate
-limiter's own bucket. When the cache is down, counting is skipped (logged): it is a statistic, not a
-control.
+An authenticated API call that passes its tenant and access checks is counted in the cache in the
+same round trip as its rate limits (`usage_tally`, through `config.api.ratelimit.counters_add`):
+per API key its calls, the calls of the hour and of the day, first and last use with the address,
+and per tenant the calls of the month. A call that then fails (4xx/5xx) is counted once more as a
+failure when its response leaves (`UsageMiddleware`), so a successful call costs no round trip of
+its own. `api_key_usage_flush` moves an API key's counts onto its row; it runs when a key is read
+and every few minutes in the `usageFlush` job. The per-minute count is the rate limiter's own
+bucket. When the cache is down, counting is skipped (logged): it is a statistic, not a control.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from django.utils import timezone
 
 from adminops.principals import Principal
 from adminops.tenancy import tenant_id_hint
-from config.api.ratelimit import counters_add
+from config.api.ratelimit import Note, Tally, counters_add
 
 logger = logging.getLogger(__name__)
 _HOUR, _DAY = 3600, 86400
@@ -53,27 +54,44 @@ def _warn(exc: Exception) -> None:
         logger.warning("Usage counters unavailable (%s)", type(exc).__name__)
 
 
-def usage_record(*, principal: Principal, tenant_id: str | None, status: int, ip: str | None) -> None:
+def usage_tally(*, principal: Principal, tenant_id: str | None, ip: str | None) -> Tally:
+    """What one call adds to the usage counters (counted by the caller, with its rate limits)."""
     now = timezone.now()
     counters: dict[str, int] = {}
+    notes: dict[str, Note] = {}
     if principal.kind == "api_key":
         key = principal.id
         counters |= {
-            _name("ak", key, "ok" if status < 400 else "fail"): _MONTH_TTL,
+            _name("ak", key, "calls"): _MONTH_TTL,
             _name("ak", key, "h", _hour(now)): 2 * _HOUR,
             _name("ak", key, "d", _day(now)): 2 * _DAY,
         }
+        notes[_name("ak", key, "last")] = Note(f"{now.isoformat()}|{ip or ''}", _MONTH_TTL)
+        notes[_name("ak", key, "first")] = Note(now.isoformat(), _MONTH_TTL, only_if_absent=True)
     if tenant_id:
         counters[_name("tenant", tenant_id, "m", month_label(now))] = _MONTH_TTL
-    if not counters:
+    return Tally(counters, notes)
+
+
+def usage_record(*, principal: Principal, tenant_id: str | None, ip: str | None, failed: bool) -> None:
+    """Count one call on its own, where no rate limit was counted with it."""
+    tally = usage_tally(principal=principal, tenant_id=tenant_id, ip=ip)
+    counters = tally.counters
+    if failed and principal.kind == "api_key":
+        counters = counters | {_name("ak", principal.id, "fail"): _MONTH_TTL}
+    try:
+        counters_add(counters, notes=tally.notes)
+    except Exception as exc:  # the cache is down: a statistic is lost, the request is not
+        _warn(exc)
+
+
+def usage_failure_record(*, principal: Principal) -> None:
+    """Count a counted call whose answer was a failure (4xx/5xx)."""
+    if principal.kind != "api_key":
         return
     try:
-        counts = counters_add(counters)
-        if principal.kind == "api_key":
-            cache.set(_name("ak", key, "last"), f"{now.isoformat()}|{ip or ''}", _MONTH_TTL)
-            if counts[0] == 1:  # the first call since the counts were last moved onto the row
-                cache.add(_name("ak", key, "first"), now.isoformat(), _MONTH_TTL)
-    except Exception as exc:  # the cache is down: a statistic is lost, the request is not
+        counters_add({_name("ak", principal.id, "fail"): _MONTH_TTL})
+    except Exception as exc:
         _warn(exc)
 
 
@@ -102,12 +120,12 @@ def api_key_usage_flush(key) -> None:
     one key take turns and each count is moved once; calls counted meanwhile stay in the cache."""
     from adminops.models import ApiKey
 
-    ok, fail = _name("ak", key.id, "ok"), _name("ak", key.id, "fail")
+    calls, fail = _name("ak", key.id, "calls"), _name("ak", key.id, "fail")
     last, first = _name("ak", key.id, "last"), _name("ak", key.id, "first")
     with transaction.atomic():
         row = ApiKey.objects.select_for_update().only("last_used_at", "first_used_at").get(id=key.id)
-        found = _read([ok, fail, last, first])
-        taken = {name: int(found.get(name) or 0) for name in (ok, fail)}
+        found = _read([calls, fail, last, first])
+        taken = {name: int(found.get(name) or 0) for name in (calls, fail)}
         try:
             for name, count in taken.items():
                 if count:
@@ -115,19 +133,21 @@ def api_key_usage_flush(key) -> None:
         except Exception as exc:
             _warn(exc)
             return
-        changes = _changes(row, taken[ok], taken[fail], found.get(last), found.get(first))
+        changes = _changes(row, taken[calls], taken[fail], found.get(last), found.get(first))
         if changes:
             ApiKey.objects.filter(id=key.id).update(**changes)
     if changes:
         key.refresh_from_db()
 
 
-def _changes(row, ok: int, fail: int, last: str | None, first: str | None) -> dict:
+def _changes(row, calls: int, fail: int, last: str | None, first: str | None) -> dict:
+    """A failure is counted after its call, so a flush between the two moves the call as a success
+    and the next one moves it back (success -1, failure +1): the totals agree once both are in."""
     changes: dict = {}
-    if ok or fail:
+    if calls or fail:
         changes |= {
-            "usage_count": F("usage_count") + ok + fail,
-            "success_count": F("success_count") + ok,
+            "usage_count": F("usage_count") + calls,
+            "success_count": F("success_count") + calls - fail,
             "failure_count": F("failure_count") + fail,
         }
     if last:
@@ -146,8 +166,9 @@ def _parse(text: str) -> datetime:
 
 
 class UsageMiddleware:
-    """Counts authenticated API calls (not those refused with 401/403) as their response leaves.
-    DRF's authentication puts the principal on the Django request as `auth`."""
+    """Counts the failures of counted calls as their response leaves (a response that the view
+    marks `usage_counted`), and counts whole any other authenticated call that was not refused with
+    401/403. DRF's authentication puts the principal on the Django request as `auth`."""
 
     def __init__(self, get_response):
         self.get_response = get_response
@@ -155,12 +176,18 @@ class UsageMiddleware:
     def __call__(self, request):
         response = self.get_response(request)
         principal = getattr(request, "auth", None)
-        if isinstance(principal, Principal) and response.status_code not in (401, 403):
+        if not isinstance(principal, Principal):
+            return response
+        failed = response.status_code >= 400
+        if getattr(response, "usage_counted", False):
+            if failed:
+                usage_failure_record(principal=principal)
+        elif response.status_code not in (401, 403):
             usage_record(
                 principal=principal,
                 tenant_id=_tenant_id(request),
-                status=response.status_code,
                 ip=request.META.get("REMOTE_ADDR"),
+                failed=failed,
             )
         return response
 

@@ -64,19 +64,23 @@ class RateState:
         response["X-RateLimit-Reset"] = str(self.reset)
 
 
-def rate_limit_hit(buckets: list[Bucket]) -> RateState | None:
+def rate_limit_hit(buckets: list[Bucket], *, tally: Tally | None = None) -> RateState | None:
     """Count this request once in every bucket; raise RateLimited if any bucket is exhausted.
-    Returns the state of the bucket with the least left, or None when the cache is unavailable."""
+    `tally` (usage counters and notes) travels in the same round trip. Returns the state of the
+    bucket with the least left, or None when the cache is unavailable."""
     now = int(time.time())
     windows = [bucket.window(now) for bucket in buckets]
+    counters = {name: end - now + EXPIRY_MARGIN for name, _limit, end in windows}
     try:
-        counts = counters_add({name: end - now + EXPIRY_MARGIN for name, _limit, end in windows})
+        counts = counters_add(
+            counters | (tally.counters if tally else {}), notes=tally.notes if tally else None
+        )
     except Exception as exc:  # the cache is down: let the request through, say so in the log
         _warn_cache_down(exc)
         return None
     states = [
         (RateState(limit, max(0, limit - count), max(end, now + 1)), count > limit)
-        for (_name, limit, end), count in zip(windows, counts, strict=True)
+        for (_name, limit, end), count in zip(windows, counts[: len(windows)], strict=True)
     ]
     state, exceeded = min(states, key=lambda s: (not s[1], s[0].remaining))
     if exceeded:
@@ -95,20 +99,43 @@ def rate_limit_peek(bucket: Bucket) -> int:
         return 0
 
 
-def counters_add(counters: dict[str, int]) -> list[int]:
+@dataclass(frozen=True)
+class Note:
+    value: object
+    ttl: int
+    only_if_absent: bool = False  # keep the first value written (SET NX / cache.add)
+
+
+@dataclass(frozen=True)
+class Tally:
+    """What one request adds to the cache besides its rate limits: counters (name -> time to live)
+    that each go up by one, and notes (name -> Note) written as values."""
+
+    counters: dict[str, int]
+    notes: dict[str, Note]
+
+
+def counters_add(counters: dict[str, int], *, notes: dict[str, Note] | None = None) -> list[int]:
     """Add one to each named counter of the default cache, creating a missing one with its time to
-    live (seconds), and return the new counts in order. On Redis one pipeline, one round trip
-    (django-redis stores integers as plain numbers, so the cache API reads them back); on any other
-    cache `incr`/`add` per counter. Raises when the cache is unavailable."""
+    live (seconds), write the notes, and return the new counts in order. On Redis one pipeline, one
+    round trip (django-redis stores integers as plain numbers and encodes other values with its
+    client's `encode`, so the cache API reads both back); on any other cache `incr`/`add`/`set`.
+    Raises when the cache is unavailable."""
     cache = caches[DEFAULT_CACHE_ALIAS]
+    notes = notes or {}
     if not isinstance(cache, RedisCache):
-        return [_counter_add(cache, name, ttl) for name, ttl in counters.items()]
+        counts = [_counter_add(cache, name, ttl) for name, ttl in counters.items()]
+        for name, note in notes.items():
+            (cache.add if note.only_if_absent else cache.set)(name, note.value, note.ttl)
+        return counts
     pipe = get_redis_connection(DEFAULT_CACHE_ALIAS).pipeline(transaction=False)
     for name, ttl in counters.items():
         key = cache.make_key(name)
         pipe.set(key, 0, ex=ttl, nx=True)
         pipe.incr(key)
-    return pipe.execute()[1::2]
+    for name, note in notes.items():
+        pipe.set(cache.make_key(name), cache.client.encode(note.value), ex=note.ttl, nx=note.only_if_absent)
+    return pipe.execute()[1 : 2 * len(counters) : 2]
 
 
 def _counter_add(cache, name: str, ttl: int) -> int:

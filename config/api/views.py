@@ -20,7 +20,7 @@ from rest_framework.views import APIView
 from rest_framework.viewsets import ViewSet
 
 from config.api.envelopes import envelope
-from config.api.errors import RateLimited
+from config.api.errors import Forbidden, RateLimited
 from config.api.pagination import page_request, paginate
 from config.api.ratelimit import Bucket, principal_rate, rate_limit_hit, tenant_rate
 
@@ -31,15 +31,18 @@ def tenant_resolver():
     return import_string(settings.API_TENANT_RESOLVER)
 
 
-def rate_limit_count(request, ctx) -> None:
-    """Count an authenticated request in its tenant's and its principal's buckets (429 when spent);
-    the state is kept on the request for the X-RateLimit-* headers."""
+def rate_limit_count(request, ctx, *, usage: bool = True) -> None:
+    """Count an authenticated request in its tenant's and its principal's buckets (429 when spent)
+    and, with `usage`, in the usage counters of `ctx.usage_tally(request)`, in one round trip. The
+    state is kept on the request for the X-RateLimit-* headers, and the response is marked counted
+    so that the usage middleware counts only its failure."""
     buckets = [
         Bucket("tenant", str(ctx.tenant.id), tenant_rate()),
         Bucket("principal", ctx.principal.rate_key, principal_rate()),
     ]
+    request.usage_counted = usage
     try:
-        request.rate_state = rate_limit_hit(buckets)
+        request.rate_state = rate_limit_hit(buckets, tally=ctx.usage_tally(request) if usage else None)
     except RateLimited as exc:
         request.rate_state = exc.rate_state
         raise
@@ -51,6 +54,7 @@ class RateLimitHeadersMixin:
         state = getattr(request, "rate_state", None)
         if state is not None:
             state.apply(response)
+        response.usage_counted = getattr(request, "usage_counted", False)
         return response
 
 
@@ -63,8 +67,12 @@ class TenantAPIView(RateLimitHeadersMixin, APIView):
     def initial(self, request, *args, **kwargs):
         super().initial(request, *args, **kwargs)  # negotiation, authentication, IsAuthenticated (401)
         self.ctx = tenant_resolver()(request, request.auth)
+        try:  # 429 before 403; a call refused here is not a use of the API
+            self.required_access(request.method).check(self.ctx)
+        except Forbidden:
+            rate_limit_count(request, self.ctx, usage=False)
+            raise
         rate_limit_count(request, self.ctx)
-        self.required_access(request.method).check(self.ctx)
 
     @property
     def tenant(self):

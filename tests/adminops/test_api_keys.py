@@ -88,6 +88,17 @@ def test_get_shows_permissions_rate_limit_usage_and_audit(as_owner, client_for, 
     assert ApiKey.objects.get(id=data["id"]).usage_count == 2
 
 
+def test_usage_counts_a_failed_call_and_not_a_call_refused_for_its_scope(as_owner, client_for, tenant):
+    data = assert_ok(create(as_owner))
+    key = client_for(data["apiKey"], tenant)
+    key.get(PROBE)
+    assert key.get("/api/v1/credentials/nothing-here/details").status_code == 404
+    assert key.post("/api/v1/credentials", {}, format="json").status_code == 403  # no vault:write
+    detail = assert_ok(as_owner.get(f"{URL}/{data['id']}"))
+    assert detail["usage"]["totalRequests"] == 2 and detail["usage"]["successfulRequests"] == 1
+    assert detail["rateLimit"]["currentUsage"]["dayCount"] == 2
+
+
 @pytest.mark.parametrize(
     ("method", "path", "allow"),
     [

@@ -21,13 +21,13 @@ def test_it_counts_calls_windows_and_outcomes_and_moves_them_onto_the_key(tenant
     key, _raw = factories.make_api_key(tenant)
     principal = Principal.of_api_key(key)
     for status in (200, 201, 404):
-        usage_record(principal=principal, tenant_id=str(tenant.id), status=status, ip="10.0.0.9")
+        usage_record(principal=principal, tenant_id=str(tenant.id), ip="10.0.0.9", failed=status >= 400)
     assert api_key_window_counts(key.id) == {"hourCount": 3, "dayCount": 3}
     assert tenant_calls(tenant.id, month_label(timezone.now())) == 3
     api_key_usage_flush(key)
     assert (key.usage_count, key.success_count, key.failure_count) == (3, 2, 1)
     assert key.last_used_ip == "10.0.0.9" and key.first_used_at <= key.last_used_at
-    usage_record(principal=principal, tenant_id=None, status=200, ip="10.0.0.10")
+    usage_record(principal=principal, tenant_id=None, ip="10.0.0.10", failed=False)
     api_key_usage_flush(key)  # only what was counted since the last move
     assert (key.usage_count, key.success_count, key.failure_count) == (4, 3, 1)
     assert key.last_used_ip == "10.0.0.10"
@@ -38,7 +38,7 @@ def test_it_counts_calls_windows_and_outcomes_and_moves_them_onto_the_key(tenant
 @on_redis
 def test_on_redis_the_hour_window_expires_with_its_hour():
     usage_record(
-        principal=Principal(kind="api_key", id="key-usage-ttl", name="k"), tenant_id=None, status=200, ip=None
+        principal=Principal(kind="api_key", id="key-usage-ttl", name="k"), tenant_id=None, ip=None, failed=False
     )
     assert 0 < cache.ttl("usage:ak:key-usage-ttl:h:" + timezone.now().strftime("%Y%m%d%H")) <= 7200
 
@@ -46,9 +46,9 @@ def test_on_redis_the_hour_window_expires_with_its_hour():
 @on_redis
 def test_counting_resumes_when_redis_drops_the_connection():
     key = Principal(kind="api_key", id="key-dropped", name="k")
-    usage_record(principal=key, tenant_id=None, status=200, ip=None)
+    usage_record(principal=key, tenant_id=None, ip=None, failed=False)
     drop_the_cache_connection()
-    usage_record(principal=key, tenant_id=None, status=200, ip=None)
+    usage_record(principal=key, tenant_id=None, ip=None, failed=False)
     assert api_key_window_counts("key-dropped")["hourCount"] == 2
 
 
