@@ -9,9 +9,16 @@ class ToolhubConfig(AppConfig):
 
     def ready(self) -> None:
         # Importing the tool modules registers (and checks) every tool: a bad schema stops start-up.
-        from toolhub import jobs, tools  # noqa: F401  (registers the tools and the job)
+        from django.db.models.signals import post_delete, post_save
+
+        from adminops.models import Tenant
+        from toolhub import jobs, routing, tools  # noqa: F401  (registers the tools and the job)
+        from toolhub.models import ApprovalPolicy, Connection
 
         checks.register(registry_check, "toolhub")
+        for model in (Connection, ApprovalPolicy, Tenant):
+            for signal in (post_save, post_delete):
+                signal.connect(routing.on_change, sender=model, dispatch_uid=f"hub-routes-{model.__name__}")
 
 
 def registry_check(app_configs=None, **kwargs) -> list[checks.CheckMessage]:

@@ -14,6 +14,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from adminops.models import Tenant
+from toolhub.routing import ROUTES
 
 CONNECTION_PREFIX = "conn_"
 APPROVAL_PREFIX = "apr_"
@@ -25,6 +26,22 @@ class RiskLevel(models.TextChoices):
     WRITE = "write"
     DESTRUCTIVE = "destructive"
     ADMIN = "admin"
+
+
+class RoutedQuerySet(models.QuerySet):
+    """Bulk writes to rows the routing cache holds make its entries stale at once
+    (toolhub.routing); `save()` and deletes do it through signals."""
+
+    def update(self, **kwargs):
+        updated = super().update(**kwargs)
+        if updated:
+            ROUTES.invalidate()
+        return updated
+
+    def delete(self):
+        result = super().delete()
+        ROUTES.invalidate()
+        return result
 
 
 class Connection(models.Model):
@@ -49,6 +66,8 @@ class Connection(models.Model):
     created_at = models.DateTimeField(default=timezone.now)
     updated_at = models.DateTimeField(auto_now=True)
     created_by = models.JSONField(default=dict, blank=True)
+
+    objects = RoutedQuerySet.as_manager()
 
     class Meta:
         constraints = [
@@ -83,6 +102,8 @@ class ApprovalPolicy(models.Model):
         default=list, blank=True, help_text="Tool key patterns exempt from approval (checked first)."
     )
     updated_at = models.DateTimeField(auto_now=True)
+
+    objects = RoutedQuerySet.as_manager()
 
     class Meta:
         verbose_name_plural = "approval policies"

@@ -14,6 +14,7 @@ from config.api.ids import prefixed_uuid
 from toolhub.errors import ApprovalNotFound, ConnectionNotFound, ToolNotFound
 from toolhub.models import APPROVAL_PREFIX, CONNECTION_PREFIX, Approval, ApprovalPolicy, Connection
 from toolhub.registry import Tool, tool_lookup
+from toolhub.routing import ROUTES
 
 
 def tool_get(*, key: str) -> Tool:
@@ -57,14 +58,13 @@ def connection_get(*, tenant: Tenant, connection_id: str) -> Connection:
 def connection_resolve(*, tenant: Tenant, tool: Tool, connection_id: str | None) -> Connection:
     """The connection a call runs on: the one named, else the domain's default. It must be active,
     of the tool's domain and of a connector that implements the tool. The tenant's approval policy
-    is read with it, in the same query (see `policy_gates`)."""
-    queryset = Connection.objects.filter(tenant=tenant).select_related("tenant__approval_policy")
+    is read with it, in the same query (see `policy_gates`), through the routing cache."""
     if connection_id is not None:
         pk = parse_public_id(connection_id, CONNECTION_PREFIX)
-        connection = queryset.filter(id=pk).first() if pk else None
+        connection = _routed(tenant, id=pk) if pk else None
         where = f"Connection {connection_id!r} was not found"
     else:
-        connection = queryset.filter(domain=tool.domain, is_default=True).first()
+        connection = _routed(tenant, domain=tool.domain, is_default=True)
         where = f"No default connection for the {tool.domain!r} domain"
     if connection is None:
         raise ConnectionNotFound(f"{where}.", details={"domain": tool.domain})
@@ -79,6 +79,13 @@ def connection_resolve(*, tenant: Tenant, tool: Tool, connection_id: str | None)
             details={"domain": tool.domain, "connection_id": connection.public_id},
         )
     return connection
+
+
+def _routed(tenant: Tenant, **match) -> Connection | None:
+    """The tenant's connection that `match` names, with the tenant's approval policy."""
+    key = f"{tenant.id}:" + ",".join(f"{name}={value}" for name, value in sorted(match.items()))
+    rows = Connection.objects.filter(tenant=tenant, **match).select_related("tenant__approval_policy")
+    return ROUTES.lookup(key, lambda: rows.first())
 
 
 def policy_gates(*, tenant: Tenant, tool: Tool, connection: Connection | None = None) -> bool:

@@ -38,7 +38,10 @@ def test_it_counts_calls_windows_and_outcomes_and_moves_them_onto_the_key(tenant
 @on_redis
 def test_on_redis_the_hour_window_expires_with_its_hour():
     usage_record(
-        principal=Principal(kind="api_key", id="key-usage-ttl", name="k"), tenant_id=None, ip=None, failed=False
+        principal=Principal(kind="api_key", id="key-usage-ttl", name="k"),
+        tenant_id=None,
+        ip=None,
+        failed=False,
     )
     assert 0 < cache.ttl("usage:ak:key-usage-ttl:h:" + timezone.now().strftime("%Y%m%d%H")) <= 7200
 

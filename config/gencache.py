@@ -1,0 +1,93 @@
+"""Read-through caches of rarely written rows, shared by every process through the Django cache
+(Redis in production), kept correct by a generation counter (`GenerationCache`).
+
+What keeps an entry correct:
+
+- Every entry carries the generation it was read under; the generation counter of its cache is
+  shared by all processes and read in the same round trip as the entry (`get_many`), so an entry of
+  an older generation is never used.
+- Any write to a row that an entry may hold bumps the generation (the owner connects its models'
+  signals and bulk writes to `invalidate`). It is bumped at once and again after the transaction
+  commits: the second bump drops an entry that another process may have read from the database
+  before the commit and stored under the first bump's generation.
+- The generation is read *before* the database, so an entry is never newer than its generation.
+- If the cache is down, lookups go to the database (the cache is an accelerator, never a control).
+
+Only found rows are cached; a miss costs a database query. Entries live at most `ttl` seconds.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+
+from django.core.cache import cache
+from django.db import transaction
+
+logger = logging.getLogger(__name__)
+_last_warning = 0.0
+
+
+class GenerationCache:
+    def __init__(self, name: str, *, ttl: int = 300) -> None:
+        self.name = name
+        self.generation_key = f"{name}:gen"
+        self.ttl = ttl
+
+    def lookup(self, key: str, load: Callable[[], object]):
+        """The row cached under `key` when its generation is current, else `load()` (the
+        database), cached for the next request when found."""
+        entry_key = f"{self.name}:{key}"
+        try:
+            found = cache.get_many([self.generation_key, entry_key])
+        except Exception as exc:  # the cache is down: the database answers
+            _warn(exc)
+            return load()
+        generation = found.get(self.generation_key)
+        if generation is None:
+            generation = self._start()
+        entry = found.get(entry_key)
+        if entry is not None and entry[0] == generation:
+            return entry[1]
+        row = load()
+        if row is not None and generation is not None:
+            _guarded(cache.set, entry_key, (generation, row), self.ttl)
+        return row
+
+    def invalidate(self) -> None:
+        """Every entry becomes stale, now and again when the current transaction commits."""
+        self._bump()
+        transaction.on_commit(self._bump)
+
+    def _start(self):
+        """A missing counter (a flushed or evicting cache) restarts at a value no earlier entry
+        holds."""
+        _guarded(cache.add, self.generation_key, time.time_ns(), None)
+        try:
+            return cache.get(self.generation_key)
+        except Exception as exc:
+            _warn(exc)
+            return None
+
+    def _bump(self) -> None:
+        try:
+            cache.incr(self.generation_key)
+        except ValueError:  # no counter yet: nothing can be cached under one either
+            _guarded(cache.add, self.generation_key, time.time_ns(), None)
+        except Exception as exc:
+            _warn(exc)
+
+
+def _guarded(function, *args) -> None:
+    try:
+        function(*args)
+    except Exception as exc:
+        _warn(exc)
+
+
+def _warn(exc: Exception) -> None:
+    global _last_warning
+    if time.monotonic() - _last_warning > 60:
+        _last_warning = time.monotonic()
+        logger.warning("Row cache unavailable (%s); using the database", type(exc).__name__)

@@ -1,0 +1,16 @@
+"""The cache of the hub's routing reads (`config.gencache`): a call's connection, with its tenant's
+approval policy, found by id or as its domain's default. Any write to a connection, an approval
+policy or a tenant moves the generation on (signals connected in ToolhubConfig.ready, and the
+querysets' bulk `update()`/`delete()`), so a deactivated, re-pointed or deleted connection, or a
+changed policy, applies to the next call in every process."""
+
+from __future__ import annotations
+
+from config.gencache import GenerationCache
+
+ROUTES = GenerationCache("hub-routes")
+
+
+def on_change(sender, **kwargs) -> None:
+    """post_save / post_delete receiver for Connection, ApprovalPolicy and Tenant."""
+    ROUTES.invalidate()
