@@ -13,6 +13,10 @@ What keeps an entry correct:
 - The generation is read *before* the database, so an entry is never newer than its generation.
 - If the cache is down, lookups go to the database (the cache is an accelerator, never a control).
 
+A cache may be scoped (a tenant, say): a lookup then checks its scope's generation beside the
+cache's own, a write that knows its scope moves only that one on, and a write that does not (a bulk
+update) moves the cache's own, which every entry checks.
+
 Only found rows are cached; a miss costs a database query. Entries live at most `ttl` seconds.
 """
 
@@ -35,48 +39,54 @@ class GenerationCache:
         self.generation_key = f"{name}:gen"
         self.ttl = ttl
 
-    def lookup(self, key: str, load: Callable[[], object]):
-        """The row cached under `key` when its generation is current, else `load()` (the
+    def lookup(self, key: str, load: Callable[[], object], *, scope: str | None = None):
+        """The row cached under `key` when its generations are current, else `load()` (the
         database), cached for the next request when found."""
+        counters = [self.generation_key] + ([self._scoped(scope)] if scope else [])
         entry_key = f"{self.name}:{key}"
         try:
-            found = cache.get_many([self.generation_key, entry_key])
+            found = cache.get_many([*counters, entry_key])
         except Exception as exc:  # the cache is down: the database answers
             _warn(exc)
             return load()
-        generation = found.get(self.generation_key)
-        if generation is None:
-            generation = self._start()
+        generation = tuple(found.get(name) or self._start(name) for name in counters)
         entry = found.get(entry_key)
         if entry is not None and entry[0] == generation:
             return entry[1]
         row = load()
-        if row is not None and generation is not None:
+        if row is not None and None not in generation:
             _guarded(cache.set, entry_key, (generation, row), self.ttl)
         return row
 
-    def invalidate(self) -> None:
-        """Every entry becomes stale, now and again when the current transaction commits."""
-        self._bump()
-        transaction.on_commit(self._bump)
+    def invalidate(self, scope: str | None = None) -> None:
+        """Every entry (of `scope`) becomes stale, now and again when the current transaction
+        commits."""
+        name = self._scoped(scope) if scope else self.generation_key
+        _bump(name)
+        transaction.on_commit(lambda: _bump(name))
 
-    def _start(self):
+    def _scoped(self, scope: str) -> str:
+        return f"{self.generation_key}:{scope}"
+
+    @staticmethod
+    def _start(name: str):
         """A missing counter (a flushed or evicting cache) restarts at a value no earlier entry
         holds."""
-        _guarded(cache.add, self.generation_key, time.time_ns(), None)
+        _guarded(cache.add, name, time.time_ns(), None)
         try:
-            return cache.get(self.generation_key)
+            return cache.get(name)
         except Exception as exc:
             _warn(exc)
             return None
 
-    def _bump(self) -> None:
-        try:
-            cache.incr(self.generation_key)
-        except ValueError:  # no counter yet: nothing can be cached under one either
-            _guarded(cache.add, self.generation_key, time.time_ns(), None)
-        except Exception as exc:
-            _warn(exc)
+
+def _bump(name: str) -> None:
+    try:
+        cache.incr(name)
+    except ValueError:  # no counter yet: nothing can be cached under one either
+        _guarded(cache.add, name, time.time_ns(), None)
+    except Exception as exc:
+        _warn(exc)
 
 
 def _guarded(function, *args) -> None:

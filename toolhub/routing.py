@@ -1,8 +1,8 @@
 """The cache of the hub's routing reads (`config.gencache`): a call's connection, with its tenant's
-approval policy, found by id or as its domain's default. Any write to a connection, an approval
-policy or a tenant moves the generation on (signals connected in ToolhubConfig.ready, and the
-querysets' bulk `update()`/`delete()`), so a deactivated, re-pointed or deleted connection, or a
-changed policy, applies to the next call in every process."""
+approval policy, found by id or as its domain's default, scoped by tenant. A write to a connection,
+an approval policy or a tenant moves its tenant's generation on (signals connected in
+ToolhubConfig.ready), a bulk `update()`/`delete()` every tenant's, so a deactivated, re-pointed or
+deleted connection, or a changed policy, applies to the next call in every process."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from config.gencache import GenerationCache
 ROUTES = GenerationCache("hub-routes")
 
 
-def on_change(sender, **kwargs) -> None:
-    """post_save / post_delete receiver for Connection, ApprovalPolicy and Tenant."""
-    ROUTES.invalidate()
+def on_change(sender, instance, **kwargs) -> None:
+    """post_save / post_delete receiver for Connection, ApprovalPolicy and Tenant: the entries of
+    the row's tenant become stale."""
+    ROUTES.invalidate(str(getattr(instance, "tenant_id", None) or instance.pk))

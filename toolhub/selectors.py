@@ -85,7 +85,7 @@ def _routed(tenant: Tenant, **match) -> Connection | None:
     """The tenant's connection that `match` names, with the tenant's approval policy."""
     key = f"{tenant.id}:" + ",".join(f"{name}={value}" for name, value in sorted(match.items()))
     rows = Connection.objects.filter(tenant=tenant, **match).select_related("tenant__approval_policy")
-    return ROUTES.lookup(key, lambda: rows.first())
+    return ROUTES.lookup(key, lambda: rows.first(), scope=str(tenant.id))
 
 
 def policy_gates(*, tenant: Tenant, tool: Tool, connection: Connection | None = None) -> bool:

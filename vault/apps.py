@@ -7,7 +7,13 @@ class VaultConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from vault import checks, jobs, keyring, seeding  # noqa: F401  (registers checks, jobs, demo data)
+        from django.db.models.signals import post_delete, post_save
+
+        from vault import checks, jobs, keyring, seeding, usecache  # noqa: F401  (registers checks, jobs, demo data)
+        from vault.models import Credential
+
+        post_save.connect(usecache.on_save, sender=Credential, dispatch_uid="vault-use-save")
+        post_delete.connect(usecache.on_delete, sender=Credential, dispatch_uid="vault-use-delete")
 
         # A malformed VAULT_MASTER_KEYS stops every process at start-up (ImproperlyConfigured);
         # a wrong key stops `migrate` (checks.py) and answers 503 on first use (keyring.py).

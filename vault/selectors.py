@@ -11,6 +11,7 @@ from adminops.models import Tenant
 from config.api.errors import ResourceNotFound
 from vault.errors import CredentialNotFound
 from vault.models import LIVE, Credential, CredentialTally, DekRotation
+from vault.usecache import IN_USE
 
 # What a credential record shows (`vault.apis.outputs.credential_record`): every column but the
 # ciphertexts, which a list page never needs.
@@ -61,6 +62,36 @@ def credential_live_get(*, tenant: Tenant, integration_id: str) -> Credential | 
     return _attach(found, tenant)
 
 
+# What a connector's use of a credential reads (`vault.services.use.credential_for_use`): its
+# identity, state, expiry and sealed secrets. A refresh re-reads the whole row under its lock.
+USE_FIELDS = (
+    "id",
+    "tenant_id",
+    "integration_id",
+    "auth_type",
+    "scopes",
+    "status",
+    "token_endpoint",
+    "metadata",
+    "access_token",
+    "refresh_token",
+    "secrets",
+    "dek_version",
+    "expires_at",
+    "refresh_failed_at",
+)
+
+
+def credential_for_use_get(*, tenant: Tenant, integration_id: str) -> Credential:
+    """The live credential of an integration as a connector uses it, through the use cache
+    (vault.usecache)."""
+    rows = Credential.objects.for_tenant(tenant, LIVE, integration_id=integration_id).only(*USE_FIELDS)
+    found = IN_USE.lookup(f"{tenant.pk}:{integration_id}", rows.first, scope=str(tenant.pk))
+    if found is None:
+        raise _not_found(integration_id, None)
+    return _attach(found, tenant)
+
+
 def credential_get_by_integration(
     *, tenant: Tenant, integration_id: str, credential_id: UUID | None = None
 ) -> Credential:
@@ -72,11 +103,15 @@ def credential_get_by_integration(
         rows = Credential.objects.for_tenant(tenant, integration_id=integration_id, id=credential_id)
         credential = _attach(rows.first(), tenant)
     if credential is None:
-        details = {"integrationId": integration_id}
-        if credential_id is not None:
-            details["credentialId"] = f"cred-{credential_id}"
-        raise CredentialNotFound(f"No credential found for integration '{integration_id}'.", details=details)
+        raise _not_found(integration_id, credential_id)
     return credential
+
+
+def _not_found(integration_id: str, credential_id: UUID | None) -> CredentialNotFound:
+    details = {"integrationId": integration_id}
+    if credential_id is not None:
+        details["credentialId"] = f"cred-{credential_id}"
+    return CredentialNotFound(f"No credential found for integration '{integration_id}'.", details=details)
 
 
 def credential_page(

@@ -27,10 +27,11 @@ AUDITED_CHANGE = 6
 # What an audit entry costs beyond its INSERT: the move of its chain's head, an UPDATE of its own.
 AUDIT_APPEND_EXTRA = 1
 # Tool execute, as production runs it (outside any test transaction), warm: the connection with the
-# tenant's approval policy comes from the routing cache (toolhub.routing), then its live credential
-# (one query), then one transaction writing the execution record, its credential's counted access
-# and the audit entry (the chain head, the entry, its move) between its BEGIN and COMMIT.
-EXECUTE_QUERIES = 1 + 1 + 4 + AUDIT_APPEND_EXTRA + 1
+# tenant's approval policy comes from the routing cache (toolhub.routing) and its live credential
+# from the use cache (vault.usecache), then one transaction writes the execution record, its
+# credential's counted access and the audit entry (the chain head, the entry, its move) between its
+# BEGIN and COMMIT.
+EXECUTE_QUERIES = 1 + 4 + AUDIT_APPEND_EXTRA + 1
 LISTING_QUERIES = 0
 
 

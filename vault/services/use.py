@@ -21,7 +21,7 @@ from adminops.audit import system_actor
 from adminops.models import Tenant
 from config.api.errors import Conflict
 from vault.models import Credential
-from vault.selectors import credential_get_by_integration
+from vault.selectors import credential_for_use_get
 from vault.services.common import credential_count
 from vault.services.refresh import credential_refresh, refresh_due
 from vault.services.secrets import reveal
@@ -64,7 +64,7 @@ def credential_for_use(
     actor = actor or system_actor("connector")
     credential = live
     if not isinstance(credential, Credential):  # not read yet, or none found: this says why
-        credential = credential_get_by_integration(tenant=tenant, integration_id=integration_id)
+        credential = credential_for_use_get(tenant=tenant, integration_id=integration_id)
     if credential.status != Credential.Status.ACTIVE:
         raise CredentialUnusable(
             f"The credential of integration '{integration_id}' is {credential.status}.",

@@ -1,0 +1,23 @@
+"""The cache of credentials as connectors use them (`config.gencache`, scoped by tenant): the tool
+hub reads a connection's credential on every call, and the row, with its secrets still sealed,
+comes from here. A write to a credential moves its tenant's generation on (`post_save` and
+`post_delete`, connected in VaultConfig.ready), a bulk write through the queryset (an expiry flag,
+a DEK rotation batch) every tenant's; counting an access changes nothing a use reads and keeps the
+cache. Expiry and refresh are decided on every use, on the row as read."""
+
+from __future__ import annotations
+
+from config.gencache import GenerationCache
+
+IN_USE = GenerationCache("vault-use")
+# Columns that only count accesses: writing them leaves the cached rows valid.
+ACCESS_FIELDS = frozenset({"last_accessed_at", "access_count"})
+
+
+def on_save(sender, instance, update_fields=None, **kwargs) -> None:
+    if update_fields is None or not set(update_fields) <= ACCESS_FIELDS:
+        IN_USE.invalidate(str(instance.tenant_id))
+
+
+def on_delete(sender, instance, **kwargs) -> None:
+    IN_USE.invalidate(str(instance.tenant_id))
