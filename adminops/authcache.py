@@ -26,18 +26,14 @@ def invalidate_all() -> None:
 
 
 # Usage statistics flushed onto a key's row (adminops.usage) do not change who may authenticate.
-_USAGE_FIELDS = frozenset(
+USAGE_FIELDS = frozenset(
     {"usage_count", "success_count", "failure_count", "last_used_at", "last_used_ip", "first_used_at"}
 )
 
 
-def changes_matter(model, fields) -> bool:
-    return model.__name__ != "ApiKey" or not set(fields) <= _USAGE_FIELDS
-
-
 def on_save(sender, update_fields=None, **kwargs) -> None:
     """post_save receiver for ApiKey and Tenant."""
-    if update_fields is None or changes_matter(sender, update_fields):
+    if update_fields is None or not set(update_fields) <= USAGE_FIELDS:
         invalidate_all()
 
 

@@ -6,25 +6,17 @@ from django.contrib.auth.models import AbstractUser
 from django.db import models
 from django.utils import timezone
 
+from adminops.authcache import API_KEYS, USAGE_FIELDS
+from config.gencache import GenerationQuerySet
 
-class AuthCachedQuerySet(models.QuerySet):
+
+class AuthCachedQuerySet(GenerationQuerySet):
     """Bulk writes to rows that authentication caches (API keys, tenants) make the cached lookups
-    stale at once (adminops.authcache); `save()` and deletes do it through signals."""
+    stale at once (adminops.authcache), but for the usage statistics flushed onto a key's row;
+    `save()` and deletes do it through signals."""
 
-    def update(self, **kwargs):
-        from adminops.authcache import changes_matter, invalidate_all
-
-        updated = super().update(**kwargs)
-        if updated and changes_matter(self.model, kwargs):
-            invalidate_all()
-        return updated
-
-    def delete(self):
-        from adminops.authcache import invalidate_all
-
-        result = super().delete()
-        invalidate_all()
-        return result
+    generation_caches = (API_KEYS,)
+    quiet_fields = USAGE_FIELDS
 
 
 class TenantQuerySet(AuthCachedQuerySet):

@@ -27,7 +27,7 @@ import time
 from collections.abc import Callable
 
 from django.core.cache import cache
-from django.db import transaction
+from django.db import models, transaction
 
 logger = logging.getLogger(__name__)
 _last_warning = 0.0
@@ -101,3 +101,38 @@ def _warn(exc: Exception) -> None:
     if time.monotonic() - _last_warning > 60:
         _last_warning = time.monotonic()
         logger.warning("Row cache unavailable (%s); using the database", type(exc).__name__)
+
+
+class GenerationQuerySet(models.QuerySet):
+    """A queryset whose bulk writes make the entries of `generation_caches` stale at once (every
+    scope: a bulk write does not say which rows it touched); an `update()` of `quiet_fields` alone
+    (counters nothing cached depends on) keeps them. The owner connects `save()` and deletes of
+    single rows through signals."""
+
+    generation_caches: tuple[GenerationCache, ...] = ()
+    quiet_fields: frozenset[str] = frozenset()
+
+    def update(self, **kwargs):
+        updated = super().update(**kwargs)
+        if updated and not set(kwargs) <= self.quiet_fields:
+            self._invalidate()
+        return updated
+
+    def delete(self):
+        result = super().delete()
+        self._invalidate()
+        return result
+
+    def bulk_create(self, *args, **kwargs):
+        created = super().bulk_create(*args, **kwargs)
+        self._invalidate()
+        return created
+
+    def bulk_update(self, *args, **kwargs):
+        updated = super().bulk_update(*args, **kwargs)
+        self._invalidate()
+        return updated
+
+    def _invalidate(self) -> None:
+        for generations in self.generation_caches:
+            generations.invalidate()

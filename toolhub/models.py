@@ -14,6 +14,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from adminops.models import Tenant
+from config.gencache import GenerationQuerySet
 from toolhub.routing import ROUTES
 
 CONNECTION_PREFIX = "conn_"
@@ -28,20 +29,11 @@ class RiskLevel(models.TextChoices):
     ADMIN = "admin"
 
 
-class RoutedQuerySet(models.QuerySet):
+class RoutedQuerySet(GenerationQuerySet):
     """Bulk writes to rows the routing cache holds make its entries stale at once
     (toolhub.routing); `save()` and deletes do it through signals."""
 
-    def update(self, **kwargs):
-        updated = super().update(**kwargs)
-        if updated:
-            ROUTES.invalidate()
-        return updated
-
-    def delete(self):
-        result = super().delete()
-        ROUTES.invalidate()
-        return result
+    generation_caches = (ROUTES,)
 
 
 class Connection(models.Model):

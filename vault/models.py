@@ -7,6 +7,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from adminops.models import Tenant
+from config.gencache import GenerationQuerySet
 from vault.fields import EncryptedField
 from vault.usecache import ACCESS_FIELDS, IN_USE
 
@@ -50,30 +51,12 @@ class DataKey(models.Model):
         return f"{self.tenant_id} v{self.version} ({self.status})"
 
 
-class CredentialQuerySet(models.QuerySet):
+class CredentialQuerySet(GenerationQuerySet):
     """Bulk writes make the credentials cached for use stale at once (vault.usecache), but for a
     write that only counts accesses; `save()` and deletes do it through signals."""
 
-    def update(self, **kwargs):
-        updated = super().update(**kwargs)
-        if updated and not set(kwargs) <= ACCESS_FIELDS:
-            IN_USE.invalidate()
-        return updated
-
-    def delete(self):
-        result = super().delete()
-        IN_USE.invalidate()
-        return result
-
-    def bulk_create(self, *args, **kwargs):
-        created = super().bulk_create(*args, **kwargs)
-        IN_USE.invalidate()
-        return created
-
-    def bulk_update(self, *args, **kwargs):
-        updated = super().bulk_update(*args, **kwargs)
-        IN_USE.invalidate()
-        return updated
+    generation_caches = (IN_USE,)
+    quiet_fields = ACCESS_FIELDS
 
     def for_tenant(self, tenant, *conditions, **filters):
         """The tenant's rows, and those of them that match `conditions`/`filters` (in the same filter
