@@ -264,6 +264,14 @@ AZURE_TABLES_CONNECTION_STRING = env("AZURE_TABLES_CONNECTION_STRING", default=N
 FAILED_FILES_TABLE = env("FAILED_FILES_TABLE", default="FailedIngestions")
 FAILED_FILES_RETENTION_DAYS = env.int("FAILED_FILES_RETENTION_DAYS", default=30)
 
+# Ingestion runs (DESIGN section 15, docs/ingestion.md).
+INGEST_MAX_FILE_MB = env.int("INGEST_MAX_FILE_MB", default=50)
+INGEST_DOWNLOAD_TIMEOUT_S = env.float("INGEST_DOWNLOAD_TIMEOUT_S", default=60.0)
+# A worker holds its run this long past its last finished document; a run whose holder stopped
+# renewing is taken over (resumed) by the next worker that gets its task or by the dataSync job.
+INGEST_RUN_LEASE_S = env.int("INGEST_RUN_LEASE_S", default=900)
+INGEST_EMBED_BATCH = env.int("INGEST_EMBED_BATCH", default=64)
+
 # Rate limits, idempotency and approvals.
 RATE_LIMIT_PER_KEY = env("RATE_LIMIT_PER_KEY", default="600/m")
 RATE_LIMIT_PER_TENANT = env("RATE_LIMIT_PER_TENANT", default="3000/m")

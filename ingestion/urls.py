@@ -1,7 +1,11 @@
 from django.urls import path
 
-from ingestion.apis import FailedFilesListApi
+from ingestion.apis.failed_files import FailedFilesListApi
+from ingestion.apis.sitelib import SitelibIngestApi, SitelibStatusApi, SitelibUploadApi
 
 urlpatterns = [
-    path("failed-files", FailedFilesListApi.as_view(), name="cloudstore-failed-files"),
+    path("cloudstore/failed-files", FailedFilesListApi.as_view(), name="cloudstore-failed-files"),
+    path("sitelib/upload", SitelibUploadApi.as_view(), name="sitelib-upload"),
+    path("sitelib/ingest", SitelibIngestApi.as_view(), name="sitelib-ingest"),
+    path("sitelib/status", SitelibStatusApi.as_view(), name="sitelib-status"),
 ]

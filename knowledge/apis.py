@@ -94,6 +94,17 @@ class SitelibAuthorizationSerializer(serializers.Serializer):
         return attrs
 
 
+class VectordbConfigSerializer(serializers.Serializer):
+    """`vectordb_config` of every /v2 body that names the tenant's knowledge base: `tenant_id` must
+    be the request's tenant (checked by the view, 403 otherwise)."""
+
+    platform_domain = serializers.CharField(max_length=255)
+    tenant_id = serializers.CharField(max_length=255)
+
+    class Meta:
+        ref_name = "VectordbConfig"
+
+
 class ContentRestrictionSerializer(serializers.Serializer):
     audience = _strings()
     blacklisted = serializers.BooleanField(required=False, default=False)
