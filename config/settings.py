@@ -272,6 +272,20 @@ INGEST_DOWNLOAD_TIMEOUT_S = env.float("INGEST_DOWNLOAD_TIMEOUT_S", default=60.0)
 INGEST_RUN_LEASE_S = env.int("INGEST_RUN_LEASE_S", default=900)
 INGEST_EMBED_BATCH = env.int("INGEST_EMBED_BATCH", default=64)
 
+# Embeddings (DESIGN section 15, knowledge/embeddings.py): `local` (all-MiniLM-L6-v2 on the CPU,
+# from the installed package, offline), `openai` (an OpenAI-compatible server), `hash` (tests only).
+EMBEDDING_BACKEND = env("EMBEDDING_BACKEND", default="local")
+if EMBEDDING_BACKEND not in ("local", "openai", "hash"):
+    raise ImproperlyConfigured("EMBEDDING_BACKEND must be local, openai or hash.")
+EMBEDDING_MODEL_DIR = env("EMBEDDING_MODEL_DIR", default=None)  # local: the package's copy
+EMBEDDING_URL = env("EMBEDDING_URL", default=None)  # openai: the API root, e.g. http://host:8080/v1
+EMBEDDING_MODEL = env("EMBEDDING_MODEL", default=None)
+EMBEDDING_API_KEY = env("EMBEDDING_API_KEY", default=None)
+if EMBEDDING_BACKEND == "openai" and not (EMBEDDING_URL and EMBEDDING_MODEL):
+    raise ImproperlyConfigured("EMBEDDING_BACKEND=openai needs EMBEDDING_URL and EMBEDDING_MODEL.")
+EMBEDDING_BATCH_SIZE = env.int("EMBEDDING_BATCH_SIZE", default=32)
+EMBEDDING_TIMEOUT_S = env.float("EMBEDDING_TIMEOUT_S", default=60.0)
+
 # Rate limits, idempotency and approvals.
 RATE_LIMIT_PER_KEY = env("RATE_LIMIT_PER_KEY", default="600/m")
 RATE_LIMIT_PER_TENANT = env("RATE_LIMIT_PER_TENANT", default="3000/m")
