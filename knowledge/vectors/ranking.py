@@ -1,0 +1,76 @@
+"""Ranking chunks by cosine similarity: the vector store's one vendor-dependent step.
+
+PostgreSQL: pgvector's cosine distance, answered from the partial HNSW index of the query's
+dimension (see `hnsw_index`), with an iterative scan so that filters (tenant, model, platform,
+audience) still yield `top_k` rows. SQLite: exact cosine similarity over the candidates' float32
+vectors with numpy.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from django.contrib.postgres.indexes import OpClass
+from django.db import connections, transaction
+from django.db.models import Q, QuerySet
+from django.db.models.functions import Cast
+from pgvector.django import CosineDistance, HnswIndex, VectorField
+
+from knowledge.models import Chunk
+
+# pgvector's default candidate list is 40; a larger top_k needs a list at least twice its size.
+EF_SEARCH_MIN = 40
+
+
+def nearest(candidates: QuerySet[Chunk], query: np.ndarray, top_k: int) -> list[tuple[Chunk, float]]:
+    """The `top_k` candidates most similar to `query` with their cosine similarity, best first.
+    Every candidate has the query's dimension."""
+    if connections[candidates.db].vendor == "postgresql":
+        return _nearest_pgvector(candidates, query, top_k)
+    return _nearest_exact(candidates, query, top_k)
+
+
+def _nearest_exact(candidates: QuerySet[Chunk], query: np.ndarray, top_k: int) -> list[tuple[Chunk, float]]:
+    rows = list(candidates.values_list("id", "embedding"))
+    if not rows:
+        return []
+    ids = [chunk_id for chunk_id, _ in rows]
+    matrix = np.stack([embedding for _, embedding in rows])
+    scores = (matrix @ query) / (np.linalg.norm(matrix, axis=1) * np.linalg.norm(query))
+    best = np.argsort(-scores, kind="stable")[:top_k]
+    chunks = candidates.select_related("document").defer("embedding").in_bulk([ids[i] for i in best])
+    return [(chunks[ids[i]], _similarity(scores[i])) for i in best]
+
+
+def _nearest_pgvector(
+    candidates: QuerySet[Chunk], query: np.ndarray, top_k: int
+) -> list[tuple[Chunk, float]]:
+    distance = CosineDistance(Cast("embedding", VectorField(dimensions=query.size)), query)
+    ranked = (
+        candidates.select_related("document")
+        .defer("embedding")
+        .annotate(distance=distance)
+        .order_by("distance")[:top_k]
+    )
+    with transaction.atomic(using=candidates.db), connections[candidates.db].cursor() as cursor:
+        # Settings of this transaction only. strict_order: the rows come back in distance order.
+        cursor.execute(
+            "SELECT set_config('hnsw.iterative_scan', 'strict_order', true),"
+            " set_config('hnsw.ef_search', %s, true)",
+            [str(max(EF_SEARCH_MIN, 2 * top_k))],
+        )
+        return [(chunk, _similarity(1.0 - chunk.distance)) for chunk in ranked]
+
+
+def _similarity(value: float) -> float:
+    # float32 rounding can step just outside the cosine's range.
+    return float(np.clip(value, -1.0, 1.0))
+
+
+def hnsw_index(dimension: int) -> HnswIndex:
+    """The partial HNSW index (cosine) over the chunks of one embedding dimension. The query in
+    `_nearest_pgvector` casts and filters the same way, so the planner can use it."""
+    return HnswIndex(
+        OpClass(Cast("embedding", VectorField(dimensions=dimension)), name="vector_cosine_ops"),
+        name=f"chunk_embedding_{dimension}_hnsw",
+        condition=Q(dimension=dimension),
+    )
