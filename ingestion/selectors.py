@@ -11,6 +11,7 @@ from ingestion.models import SyncConfiguration, SyncRun
 from ingestion.records import FailedFilePage, content_types_for
 from ingestion.services.failed_files import retention_cutoff
 from ingestion.store import failed_file_store
+from knowledge.models import Document
 
 
 def failed_file_list(
@@ -76,3 +77,10 @@ def sync_run_page(
     page = list(runs.order_by("-queued_at", "-id")[offset : offset + limit])
     total = offset + len(page) if len(page) < limit and (page or not offset) else runs.count()
     return page, total
+
+
+def indexed_document(*, tenant: Tenant, platform_type: str, source_id: str) -> Document | None:
+    """The tenant's indexed document of a source item, if the knowledge base holds it."""
+    return (
+        Document.objects.for_tenant(tenant).filter(platform_type=platform_type, source_id=source_id).first()
+    )

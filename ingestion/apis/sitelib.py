@@ -19,6 +19,7 @@ from ingestion.apis.params import id_query, int_query, text_query
 from ingestion.models import SYNC_CONFIGURATION_PREFIX, SYNC_RUN_PREFIX, Platform, SyncRun
 from ingestion.selectors import sync_run_page, vectordb_tenant_check
 from ingestion.services.configurations import SCOPE_FIELDS, UploadRequest, sitelib_ingest, sitelib_upload
+from ingestion.services.sources import knowledge_source_delete
 from knowledge.apis import ContentRestrictionSerializer, HttpUrlField, VectordbConfigSerializer
 
 MAX_ITEMS = 500
@@ -305,3 +306,71 @@ class SitelibStatusApi(TenantAPIView):
             configuration_id=id_query(request, "sync_configuration_id", SYNC_CONFIGURATION_PREFIX),
         )
         return v2_response({"runs": [run_record(run) for run in runs], "total": total})
+
+
+class SitelibDeleteInput(serializers.Serializer):
+    source_url = HttpUrlField(
+        help_text="A document's URL, or a folder's, drive's or site's: everything under it."
+    )
+    vectordb_config = VectordbConfigSerializer()
+    sync_config = SyncConfigDeleteInput()
+
+    class Meta:
+        ref_name = "SitelibDeleteInput"
+
+
+class SourceDeletedOutput(serializers.Serializer):
+    source_url = serializers.CharField()
+    documents_deleted = serializers.IntegerField()
+    vectors_removed = serializers.IntegerField()
+    deleted_at = serializers.CharField()
+
+    class Meta:
+        ref_name = "SourceDeleted"
+
+
+DELETE_SCHEMA = {
+    "request": SitelibDeleteInput,
+    "responses": {
+        200: v2_envelope("SourceDeletedEnvelope", SourceDeletedOutput(), with_message=True),
+        404: OpenApiResponse(V2DetailSerializer, description="Nothing of the tenant is indexed under it."),
+    },
+    "tags": ["ingestion"],
+    "description": "Removes every document of the tenant at `source_url` or beneath it (a folder, "
+    "drive or site URL cascades), with its vectors. Irreversible: ingest again to restore.",
+}
+
+
+class SitelibDeleteApi(TenantAPIView):
+    access = KNOWLEDGE_WRITE
+
+    @extend_schema(
+        operation_id="sitelib_delete", summary="Delete ingested documents under a URL", **DELETE_SCHEMA
+    )
+    def post(self, request):
+        return _delete(self, request)
+
+
+class SitelibSourcesApi(TenantAPIView):
+    access = KNOWLEDGE_WRITE
+
+    @extend_schema(
+        operation_id="sitelib_sources_delete",
+        summary="Delete ingested documents under a URL",
+        **DELETE_SCHEMA,
+    )
+    def delete(self, request):
+        return _delete(self, request)
+
+
+def _delete(view: TenantAPIView, request):
+    data = validated(SitelibDeleteInput, request.data)
+    vectordb_tenant_check(tenant=view.tenant, tenant_id=data["vectordb_config"]["tenant_id"])
+    deleted = knowledge_source_delete(
+        tenant=view.tenant,
+        source_url=data["source_url"],
+        actor=actor_of(request),
+        request_id=request.request_id,
+    )
+    noun = "document" if deleted["documents_deleted"] == 1 else "documents"
+    return v2_response(deleted, message=f"Deleted {deleted['documents_deleted']} {noun}.")
