@@ -288,6 +288,19 @@ if EMBEDDING_BACKEND == "openai" and not (EMBEDDING_URL and EMBEDDING_MODEL):
 EMBEDDING_BATCH_SIZE = env.int("EMBEDDING_BATCH_SIZE", default=32)
 EMBEDDING_TIMEOUT_S = env.float("EMBEDDING_TIMEOUT_S", default=60.0)
 
+# Ingestion pipeline (DESIGN section 15). Extraction parses each file in a child process that is
+# killed past this wall-clock time and cannot map more than this memory (docs/ingestion.md).
+INGEST_EXTRACT_TIMEOUT_S = env.float("INGEST_EXTRACT_TIMEOUT_S", default=60.0)
+INGEST_EXTRACT_MEMORY_MB = env.int("INGEST_EXTRACT_MEMORY_MB", default=1024)
+# Chunks are counted in the embedding model's word pieces; all-MiniLM-L6-v2 reads at most 256,
+# two of which are its start and end markers.
+INGEST_CHUNK_TOKENS = env.int("INGEST_CHUNK_TOKENS", default=200)
+INGEST_CHUNK_OVERLAP = env.int("INGEST_CHUNK_OVERLAP", default=20)
+if not 1 <= INGEST_CHUNK_TOKENS <= 254:
+    raise ImproperlyConfigured("INGEST_CHUNK_TOKENS must be between 1 and 254.")
+if not 0 <= INGEST_CHUNK_OVERLAP < INGEST_CHUNK_TOKENS:
+    raise ImproperlyConfigured("INGEST_CHUNK_OVERLAP must be at least 0 and below INGEST_CHUNK_TOKENS.")
+
 # Rate limits, idempotency and approvals.
 RATE_LIMIT_PER_KEY = env("RATE_LIMIT_PER_KEY", default="600/m")
 RATE_LIMIT_PER_TENANT = env("RATE_LIMIT_PER_TENANT", default="3000/m")
