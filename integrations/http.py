@@ -273,17 +273,23 @@ class OutboundSession(requests.Session):
         if not self.kept_alive:
             super().close()
 
-    def request(self, method, url, *args, idempotent: bool | None = None, **kwargs):
-        kwargs.setdefault("timeout", self.default_timeout)
+    def request(
+        self, method, url, *args, idempotent: bool | None = None, deadline: float | None = None, **kwargs
+    ):
+        """`deadline` (a `time.monotonic()` moment) bounds the whole call: every attempt's timeouts
+        are cut to the time left, and no retry waits past it."""
+        timeout = kwargs.pop("timeout", self.default_timeout)
         if idempotent is None:
             idempotent = method.upper() in IDEMPOTENT_METHODS or (
                 self.retry_posts and method.upper() == "POST"
             )
-        deadline = time.monotonic() + self.retry_budget
+        budget_end = time.monotonic() + self.retry_budget
+        if deadline is not None:
+            budget_end = min(budget_end, deadline)
         attempt = 0
         while True:
-            response = super().request(method, url, *args, **kwargs)
-            wait = self.retry_wait(response, attempt, deadline) if idempotent else None
+            response = super().request(method, url, *args, timeout=_time_left(timeout, deadline), **kwargs)
+            wait = self.retry_wait(response, attempt, budget_end) if idempotent else None
             if wait is None:
                 return response
             logger.info(
@@ -309,6 +315,18 @@ class OutboundSession(requests.Session):
         if time.monotonic() + wait > deadline:
             return None
         return wait
+
+
+def _time_left(timeout, deadline: float | None):
+    """`timeout` (seconds, or connect and read seconds) cut to what is left before `deadline`."""
+    if deadline is None:
+        return timeout
+    left = deadline - time.monotonic()
+    if left <= 0:
+        raise requests.Timeout("The time allowed for the call ran out.")
+    if isinstance(timeout, tuple):
+        return tuple(left if part is None else min(part, left) for part in timeout)
+    return left if timeout is None else min(timeout, left)
 
 
 def retry_after_seconds(value: str | None) -> float | None:
