@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from adminops.models import Tenant
-from knowledge.models import SourceRule
+from knowledge.models import Document, SourceRule
 
 ALL_AUDIENCES = "all"
 
@@ -80,4 +80,12 @@ def source_rules_get(
         block_drives=frozenset(picked.get(("block", "drive"), ())),
         allow_sites=tuple(sorted(picked.get(("allow", "site"), ()))),
         allow_drives=frozenset(picked.get(("allow", "drive"), ())),
+    )
+
+
+def document_find(*, tenant: Tenant, platform_type: str, source_id: str) -> Document | None:
+    """The tenant's document of one platform item, if it is in the knowledge base (its
+    `content_hash` tells a run whether the item's text changed)."""
+    return (
+        Document.objects.for_tenant(tenant).filter(platform_type=platform_type, source_id=source_id).first()
     )

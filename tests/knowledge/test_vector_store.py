@@ -8,6 +8,7 @@ import pytest
 from django.db import IntegrityError
 
 from knowledge.models import Document
+from knowledge.selectors import document_find
 from knowledge.vectors import (
     chunks_count,
     chunks_search,
@@ -278,3 +279,10 @@ def test_the_stored_document_describes_its_source(tenant):
     )
     assert stored.public_id == f"doc-{document.id}"
     assert stored.sync_configuration_id == "scfg-0f8e4a7e-3c1b-4f7a-9b1e-2d6c8a5f4e31"
+
+
+def test_a_stored_document_is_found_by_its_platform_id_in_its_tenant_only(tenant, other_tenant):
+    document, _, _ = make_document(tenant, [("a", axis(0))], source_id="b!drive/01ITEM")
+    assert document_find(tenant=tenant, platform_type="sitelib", source_id="b!drive/01ITEM") == document
+    assert document_find(tenant=other_tenant, platform_type="sitelib", source_id="b!drive/01ITEM") is None
+    assert document_find(tenant=tenant, platform_type="wikispace", source_id="b!drive/01ITEM") is None
