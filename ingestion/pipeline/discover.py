@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from integrations.errors import ChangesExpired
-from integrations.sitelib import Drive, DriveItem, Site, SitelibClient
+from integrations.sitelib import Drive, DriveItem, Site, SitelibClient, item_within
 from knowledge.selectors import source_rules_get
 from knowledge.services import SitelibQuery
 
@@ -99,23 +99,10 @@ def _read_changes(
         items, new_token = client.drive_delta(drive.id, token=token)
     except ChangesExpired:
         return False
-    prefixes = _folder_prefixes(client, drive, _folders(folders))
     for item in items:
         if item.deleted:
             found.deleted.append(item)
-        elif prefixes is None or any(_under(item.server_path, prefix) for prefix in prefixes):
+        elif item_within(item, drive, _folders(folders)):
             found.files.append(item)
     found.delta_tokens[drive.id] = new_token
     return True
-
-
-def _folder_prefixes(client: SitelibClient, drive: Drive, folders: list[str]) -> list[str] | None:
-    """The server paths of the scoped folders in this drive (None: the whole drive)."""
-    if not folders:
-        return None
-    return [item.server_path for item in client.items_named(drive, folders) if item.is_folder]
-
-
-def _under(path: str, prefix: str) -> bool:
-    path, prefix = path.lower(), prefix.lower().rstrip("/")
-    return path.startswith(prefix + "/")
