@@ -416,3 +416,8 @@ def test_status_never_shows_another_tenants_runs(client_for, outsider, other_ten
 )
 def test_bad_status_queries_are_422_naming_the_parameter(api, query, name, type_):
     assert_v2_validation(api.get(f"{STATUS}?{query}"), ["query", name], type_)
+
+
+def test_an_upload_makes_no_call_to_the_platform(api, tenant, registration, graph, identity):
+    started(api.post(UPLOAD, upload_body(tenant), format="json"))
+    assert graph.received == [] and identity.received == []
