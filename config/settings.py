@@ -266,6 +266,10 @@ AZURE_TABLES_CONNECTION_STRING = env("AZURE_TABLES_CONNECTION_STRING", default=N
 FAILED_FILES_TABLE = env("FAILED_FILES_TABLE", default="FailedIngestions")
 FAILED_FILES_RETENTION_DAYS = env.int("FAILED_FILES_RETENTION_DAYS", default=30)
 
+# The vector store on PostgreSQL (docs/ingestion.md, "Vector store"): pgvector's HNSW candidate
+# list per search; larger finds the true nearest chunks more often and costs more time.
+VECTOR_HNSW_EF_SEARCH = env.int("VECTOR_HNSW_EF_SEARCH", default=100)
+
 # Rate limits, idempotency and approvals.
 RATE_LIMIT_PER_KEY = env("RATE_LIMIT_PER_KEY", default="600/m")
 RATE_LIMIT_PER_TENANT = env("RATE_LIMIT_PER_TENANT", default="3000/m")

@@ -9,6 +9,7 @@ vectors with numpy.
 from __future__ import annotations
 
 import numpy as np
+from django.conf import settings
 from django.contrib.postgres.indexes import OpClass
 from django.db import connections, transaction
 from django.db.models import Q, QuerySet
@@ -17,8 +18,6 @@ from pgvector.django import CosineDistance, HnswIndex, VectorField
 
 from knowledge.models import Chunk
 
-# pgvector's default candidate list is 40; a larger top_k needs a list at least twice its size.
-EF_SEARCH_MIN = 40
 # pgvector indexes vectors of up to 2,000 dimensions.
 HNSW_MAX_DIMENSION = 2000
 
@@ -58,7 +57,7 @@ def _nearest_pgvector(
         cursor.execute(
             "SELECT set_config('hnsw.iterative_scan', 'strict_order', true),"
             " set_config('hnsw.ef_search', %s, true)",
-            [str(max(EF_SEARCH_MIN, 2 * top_k))],
+            [str(max(settings.VECTOR_HNSW_EF_SEARCH, 2 * top_k))],
         )
         return [(chunk, _similarity(1.0 - chunk.distance)) for chunk in ranked]
 
