@@ -54,9 +54,12 @@ def _nearest_pgvector(
     )
     with transaction.atomic(using=candidates.db), connections[candidates.db].cursor() as cursor:
         # Settings of this transaction only. strict_order: the rows come back in distance order.
+        # A custom plan sees the dimension's value, which the partial index's predicate needs
+        # (with DATABASE_PREPARED_STATEMENTS a generic plan would not).
         cursor.execute(
             "SELECT set_config('hnsw.iterative_scan', 'strict_order', true),"
-            " set_config('hnsw.ef_search', %s, true)",
+            " set_config('hnsw.ef_search', %s, true),"
+            " set_config('plan_cache_mode', 'force_custom_plan', true)",
             [str(max(settings.VECTOR_HNSW_EF_SEARCH, 2 * top_k))],
         )
         return [(chunk, _similarity(1.0 - chunk.distance)) for chunk in ranked]
