@@ -301,6 +301,10 @@ if not 1 <= INGEST_CHUNK_TOKENS <= 254:
 if not 0 <= INGEST_CHUNK_OVERLAP < INGEST_CHUNK_TOKENS:
     raise ImproperlyConfigured("INGEST_CHUNK_OVERLAP must be at least 0 and below INGEST_CHUNK_TOKENS.")
 
+# The vector store on PostgreSQL (docs/ingestion.md, "Vector store"): pgvector's HNSW candidate
+# list per search; larger finds the true nearest chunks more often and costs more time.
+VECTOR_HNSW_EF_SEARCH = env.int("VECTOR_HNSW_EF_SEARCH", default=100)
+
 # Rate limits, idempotency and approvals.
 RATE_LIMIT_PER_KEY = env("RATE_LIMIT_PER_KEY", default="600/m")
 RATE_LIMIT_PER_TENANT = env("RATE_LIMIT_PER_TENANT", default="3000/m")

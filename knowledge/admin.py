@@ -21,7 +21,7 @@ class DocumentAdmin(TenantScopedAdmin, admin.ModelAdmin):
 
     view_roles = TENANT_ADMIN
 
-    list_display = ("title", "platform_type", "source_url", "chunk_count", "updated_at", "tenant")
+    list_display = ("title", "platform_type", "source_url", "chunks", "updated_at", "tenant")
     list_filter = (TenantFilter, "platform_type", "content_type")
     search_fields = ("title", "source_url")
     list_select_related = ("tenant",)
@@ -36,3 +36,7 @@ class DocumentAdmin(TenantScopedAdmin, admin.ModelAdmin):
 
     def has_delete_permission(self, request, obj=None):
         return False
+
+    @admin.display(description="chunks", ordering="chunk_count")
+    def chunks(self, document: Document) -> int:
+        return document.chunk_count

@@ -9,6 +9,7 @@ vectors with numpy.
 from __future__ import annotations
 
 import numpy as np
+from django.conf import settings
 from django.contrib.postgres.indexes import OpClass
 from django.db import connections, transaction
 from django.db.models import Q, QuerySet
@@ -17,8 +18,6 @@ from pgvector.django import CosineDistance, HnswIndex, VectorField
 
 from knowledge.models import Chunk
 
-# pgvector's default candidate list is 40; a larger top_k needs a list at least twice its size.
-EF_SEARCH_MIN = 40
 # pgvector indexes vectors of up to 2,000 dimensions.
 HNSW_MAX_DIMENSION = 2000
 
@@ -55,10 +54,13 @@ def _nearest_pgvector(
     )
     with transaction.atomic(using=candidates.db), connections[candidates.db].cursor() as cursor:
         # Settings of this transaction only. strict_order: the rows come back in distance order.
+        # A custom plan sees the dimension's value, which the partial index's predicate needs
+        # (with DATABASE_PREPARED_STATEMENTS a generic plan would not).
         cursor.execute(
             "SELECT set_config('hnsw.iterative_scan', 'strict_order', true),"
-            " set_config('hnsw.ef_search', %s, true)",
-            [str(max(EF_SEARCH_MIN, 2 * top_k))],
+            " set_config('hnsw.ef_search', %s, true),"
+            " set_config('plan_cache_mode', 'force_custom_plan', true)",
+            [str(max(settings.VECTOR_HNSW_EF_SEARCH, 2 * top_k))],
         )
         return [(chunk, _similarity(1.0 - chunk.distance)) for chunk in ranked]
 
