@@ -290,35 +290,40 @@ def test_a_download_larger_than_its_size_said_is_cut_at_the_limit(graph, client,
         download(client, liar)
 
 
-def closed_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
+@pytest.fixture
+def refusing_url():
+    with socket.socket() as unused:
+        unused.bind(("127.0.0.1", 0))  # bound, never listening: connecting to it is refused
+        yield f"http://127.0.0.1:{unused.getsockname()[1]}/file"
 
 
 @pytest.mark.parametrize(
-    ("setup", "error", "status"),
+    ("behaviour", "error", "status"),
     [
-        (lambda graph, docs: graph.add_file(docs, "slow.txt", b"s", stall=30), VendorTimeout, None),
-        (lambda graph, docs: graph.add_file(docs, "secret.txt", b"s", deny=True), VendorDenied, 403),
-        (lambda graph, docs: graph.tokens.clear() or graph.add_file(docs, "a.txt", b"a"), VendorDenied, 401),
-        (lambda graph, docs: graph.add_file(docs, "cut.txt", b"s", reset=True), VendorUnreachable, None),
-        (
-            lambda graph, docs: graph.add_file(
-                docs, "refused.txt", b"s", download_to=f"http://127.0.0.1:{closed_port()}/file"
-            ),
-            VendorUnreachable,
-            None,
-        ),
+        ({"stall": 30}, VendorTimeout, None),
+        ({"deny": True}, VendorDenied, 403),
+        ({"reset": True}, VendorUnreachable, None),
+        ({"download_to": "refusing"}, VendorUnreachable, None),
     ],
-    ids=["stall-timeout", "403-denied", "401-denied", "reset", "refused"],
+    ids=["stall-timeout", "403-denied", "reset", "refused"],
 )
-def test_each_way_a_download_fails_has_its_own_error(graph, client, tree, setup, error, status):
-    item = setup(graph, tree["docs"])
+def test_each_way_a_download_fails_has_its_own_error(
+    graph, client, tree, refusing_url, behaviour, error, status
+):
+    if behaviour.get("download_to"):
+        behaviour = {"download_to": refusing_url}
+    item = graph.add_file(tree["docs"], "trouble.txt", b"trouble", **behaviour)
     with pytest.raises(error) as raised:
         download(client, item, timeout_s=1.0)
     assert type(raised.value) is error and raised.value.status == status
     assert TOKEN not in raised.value.message
+
+
+def test_a_refused_token_is_denied(graph, client, tree):
+    graph.tokens.clear()
+    with pytest.raises(VendorDenied) as raised:
+        download(client, tree["plan"])
+    assert raised.value.status == 401 and graph.downloads() == []
 
 
 def test_a_file_deleted_since_discovery_is_not_found(graph, client, tree):
