@@ -1,6 +1,7 @@
 """The one outbound HTTP client factory (DESIGN section 11). Every vendor call goes through it:
 
-- timeouts always (connect, read);
+- timeouts always (connect, read), and on request one deadline for a whole call, its retries and
+  redirect hops included (`deadline=`);
 - retries with backoff that honour `Retry-After` on 429/503, for idempotent requests only, bounded
   in count and in total time;
 - the guard: a URL must be http(s), and its host must resolve only to public addresses. The guard

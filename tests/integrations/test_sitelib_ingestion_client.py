@@ -28,7 +28,7 @@ from integrations.sitelib import (
     item_within,
 )
 from tests.fakes.graph import FakeGraph
-from tests.fakes.server import Reply
+from tests.fakes.server import FakeVendor, Reply, route
 
 TOKEN = "graph-token"
 MAX_BYTES = 1024
@@ -121,7 +121,7 @@ def test_it_walks_every_folder_of_a_drive_following_every_page(graph, client, tr
     assert [len(children_reads(graph, tree[f])) for f in ("policies", "year", "campaigns")] == [1, 1, 1]
 
 
-def test_it_reads_each_level_of_folders_in_one_batch(graph, client, tree):
+def test_it_reads_each_level_of_folders_in_one_round_of_batches(graph, client, tree):
     for n in range(30):
         team = graph.add_folder(tree["docs"], f"Team {n}")
         graph.add_file(tree["docs"], f"note {n}.txt", b"n", parent=team)
@@ -149,10 +149,12 @@ def test_named_folders_narrow_the_walk_to_what_is_under_them(graph, client, tree
     assert graph.requests_to(r"/root/children$") == []
     from_the_root_in_any_case = client.drive_files(drive, folders=["policies/2024"])
     assert names(from_the_root_in_any_case) == ["travel rules.html"]
+    as_copied_from_a_browser = "https://contoso.sitelib.test/sites/hr/Documents/Policies/2024"
+    assert names(client.drive_files(drive, folders=[as_copied_from_a_browser])) == ["travel rules.html"]
 
 
 def test_nested_named_folders_give_each_file_once(client, tree):
-    folders = ["/sites/hr/Documents/Policies", "/sites/hr/Documents/Policies/2024", "Policies/2024"]
+    folders = ["/sites/hr/Documents/Policies", "/sites/hr/Documents/Policies%2F2024", "Policies/2024"]
     assert names(client.drive_files(drive_of(client, tree), folders=folders)) == [
         "leave.txt",
         "travel rules.html",
@@ -267,6 +269,23 @@ def download(client: SitelibClient, item: dict, *, timeout_s: float = 5.0, max_b
 def test_it_downloads_through_the_redirect_to_the_download_url(graph, client, tree):
     assert download(client, tree["travel"]) == b"<p>Fly economy</p>"
     assert len(graph.content_requests(tree["travel"])) == 1 and len(graph.downloads()) == 1
+
+
+class DownloadHost(FakeVendor):
+    """Where the platform's download URLs point in production: another host than the API's."""
+
+    @route("GET", "/files/(?P<name>[^/]+)")
+    def file(self, request, name):
+        return Reply(200, f"the bytes of {name}".encode())
+
+
+def test_the_bearer_token_never_follows_the_redirect_to_the_download_host(graph, client, tree):
+    with DownloadHost() as host:
+        item = graph.add_file(tree["docs"], "far.txt", b"", download_to=host.url + "/files/far.txt")
+        assert download(client, item) == b"the bytes of far.txt"
+    assert graph.content_requests(item)[0].headers["Authorization"] == f"Bearer {TOKEN}"
+    assert [r.path for r in host.received] == ["/files/far.txt"]
+    assert "Authorization" not in host.received[0].headers
 
 
 def test_a_corrupt_file_comes_back_as_the_bytes_it_holds(graph, client, tree):
