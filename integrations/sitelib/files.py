@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable, Iterator, Sequence
+from urllib.parse import unquote, urlsplit
 
 import requests
 from urllib3.exceptions import HTTPError, ReadTimeoutError
@@ -89,9 +90,9 @@ class DriveFiles(VendorClient):
 
     def items_named(self, drive: Drive, paths: Sequence[str]) -> list[DriveItem]:
         """The items of `drive` at `paths`: server-relative paths (`/sites/hr/Shared Documents/
-        Policies`, matched to the drive by its web address, any case) or paths from the drive's
-        root (`Policies/2024`, tried in every drive). Paths in other drives, and paths where
-        nothing is, are left out."""
+        Policies`, or the folder's web address; matched to the drive by its web address, in any
+        case) or paths from the drive's root (`Policies/2024`, tried in every drive). Paths in
+        other drives, and paths where nothing is, are left out."""
         relative = list(dict.fromkeys(p for p in (_in_drive(drive, path) for path in paths) if p is not None))
         found = self.fan_out(lambda path: self._item_at(drive.id, path), relative)
         return [item for item in found if item is not None]
@@ -192,8 +193,12 @@ def item_within(item: DriveItem, drive: Drive, folders: Sequence[str]) -> bool:
 
 
 def _in_drive(drive: Drive, path: str) -> str | None:
-    """`path` from the drive's root ("" for the root), or None when it names a place elsewhere."""
+    """`path` from the drive's root ("" for the root), or None when it names a place elsewhere. A
+    web address or a percent-encoded path, as copied from a browser, is taken as its path."""
     path = path.strip()
+    if path.startswith(("https://", "http://")):
+        path = urlsplit(path).path
+    path = unquote(path)
     if not path.startswith("/"):
         return path.strip("/")
     base = drive.server_path.rstrip("/").lower()

@@ -28,7 +28,7 @@ from integrations.sitelib import (
     item_within,
 )
 from tests.fakes.graph import FakeGraph
-from tests.fakes.server import Reply
+from tests.fakes.server import FakeVendor, Reply, route
 
 TOKEN = "graph-token"
 MAX_BYTES = 1024
@@ -121,7 +121,7 @@ def test_it_walks_every_folder_of_a_drive_following_every_page(graph, client, tr
     assert [len(children_reads(graph, tree[f])) for f in ("policies", "year", "campaigns")] == [1, 1, 1]
 
 
-def test_it_reads_each_level_of_folders_in_one_batch(graph, client, tree):
+def test_it_reads_each_level_of_folders_in_one_round_of_batches(graph, client, tree):
     for n in range(30):
         team = graph.add_folder(tree["docs"], f"Team {n}")
         graph.add_file(tree["docs"], f"note {n}.txt", b"n", parent=team)
@@ -149,10 +149,12 @@ def test_named_folders_narrow_the_walk_to_what_is_under_them(graph, client, tree
     assert graph.requests_to(r"/root/children$") == []
     from_the_root_in_any_case = client.drive_files(drive, folders=["policies/2024"])
     assert names(from_the_root_in_any_case) == ["travel rules.html"]
+    as_copied_from_a_browser = "https://contoso.sitelib.test/sites/hr/Documents/Policies/2024"
+    assert names(client.drive_files(drive, folders=[as_copied_from_a_browser])) == ["travel rules.html"]
 
 
 def test_nested_named_folders_give_each_file_once(client, tree):
-    folders = ["/sites/hr/Documents/Policies", "/sites/hr/Documents/Policies/2024", "Policies/2024"]
+    folders = ["/sites/hr/Documents/Policies", "/sites/hr/Documents/Policies%2F2024", "Policies/2024"]
     assert names(client.drive_files(drive_of(client, tree), folders=folders)) == [
         "leave.txt",
         "travel rules.html",
@@ -269,6 +271,23 @@ def test_it_downloads_through_the_redirect_to_the_download_url(graph, client, tr
     assert len(graph.content_requests(tree["travel"])) == 1 and len(graph.downloads()) == 1
 
 
+class DownloadHost(FakeVendor):
+    """Where the platform's download URLs point in production: another host than the API's."""
+
+    @route("GET", "/files/(?P<name>[^/]+)")
+    def file(self, request, name):
+        return Reply(200, f"the bytes of {name}".encode())
+
+
+def test_the_bearer_token_never_follows_the_redirect_to_the_download_host(graph, client, tree):
+    with DownloadHost() as host:
+        item = graph.add_file(tree["docs"], "far.txt", b"", download_to=host.url + "/files/far.txt")
+        assert download(client, item) == b"the bytes of far.txt"
+    assert graph.content_requests(item)[0].headers["Authorization"] == f"Bearer {TOKEN}"
+    assert [r.path for r in host.received] == ["/files/far.txt"]
+    assert "Authorization" not in host.received[0].headers
+
+
 def test_a_corrupt_file_comes_back_as_the_bytes_it_holds(graph, client, tree):
     files = graph.add_troublesome_files(tree["docs"], oversized_bytes=MAX_BYTES + 1)
     assert download(client, files["corrupt"]) == b"\x00\x01 this is no PDF"
@@ -290,35 +309,40 @@ def test_a_download_larger_than_its_size_said_is_cut_at_the_limit(graph, client,
         download(client, liar)
 
 
-def closed_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
+@pytest.fixture
+def refusing_url():
+    with socket.socket() as unused:
+        unused.bind(("127.0.0.1", 0))  # bound, never listening: connecting to it is refused
+        yield f"http://127.0.0.1:{unused.getsockname()[1]}/file"
 
 
 @pytest.mark.parametrize(
-    ("setup", "error", "status"),
+    ("behaviour", "error", "status"),
     [
-        (lambda graph, docs: graph.add_file(docs, "slow.txt", b"s", stall=30), VendorTimeout, None),
-        (lambda graph, docs: graph.add_file(docs, "secret.txt", b"s", deny=True), VendorDenied, 403),
-        (lambda graph, docs: graph.tokens.clear() or graph.add_file(docs, "a.txt", b"a"), VendorDenied, 401),
-        (lambda graph, docs: graph.add_file(docs, "cut.txt", b"s", reset=True), VendorUnreachable, None),
-        (
-            lambda graph, docs: graph.add_file(
-                docs, "refused.txt", b"s", download_to=f"http://127.0.0.1:{closed_port()}/file"
-            ),
-            VendorUnreachable,
-            None,
-        ),
+        ({"stall": 30}, VendorTimeout, None),
+        ({"deny": True}, VendorDenied, 403),
+        ({"reset": True}, VendorUnreachable, None),
+        ({"download_to": "refusing"}, VendorUnreachable, None),
     ],
-    ids=["stall-timeout", "403-denied", "401-denied", "reset", "refused"],
+    ids=["stall-timeout", "403-denied", "reset", "refused"],
 )
-def test_each_way_a_download_fails_has_its_own_error(graph, client, tree, setup, error, status):
-    item = setup(graph, tree["docs"])
+def test_each_way_a_download_fails_has_its_own_error(
+    graph, client, tree, refusing_url, behaviour, error, status
+):
+    if behaviour.get("download_to"):
+        behaviour = {"download_to": refusing_url}
+    item = graph.add_file(tree["docs"], "trouble.txt", b"trouble", **behaviour)
     with pytest.raises(error) as raised:
         download(client, item, timeout_s=1.0)
     assert type(raised.value) is error and raised.value.status == status
     assert TOKEN not in raised.value.message
+
+
+def test_a_refused_token_is_denied(graph, client, tree):
+    graph.tokens.clear()
+    with pytest.raises(VendorDenied) as raised:
+        download(client, tree["plan"])
+    assert raised.value.status == 401 and graph.downloads() == []
 
 
 def test_a_file_deleted_since_discovery_is_not_found(graph, client, tree):
