@@ -4,6 +4,7 @@ how it stops and resumes. (The same through HTTP and a real worker: test_sitelib
 
 from __future__ import annotations
 
+import logging
 from datetime import timedelta
 
 import pytest
@@ -314,3 +315,28 @@ def test_a_finished_run_delivered_again_does_nothing(tenant, app_registration, g
     downloads = len(graph.downloads())
     assert sync_run_execute(run_id=str(run.id)) is None
     assert len(graph.downloads()) == downloads and SyncRun.objects.get(id=run.id).attempts == 1
+
+
+# ---- secrets
+
+
+def test_no_secret_reaches_the_broker_the_database_or_the_logs(
+    client_for, tenant, owner, app_registration, tree, caplog
+):
+    from tests.ingestion.conftest import SECRET
+    from tests.security.test_secret_canaries import broker_dump, database_dump, forms
+
+    caplog.set_level(logging.DEBUG)
+    upload = {
+        "sitelib_auth": False,
+        "vectordb_config": {"platform_domain": DOMAIN, "tenant_id": str(tenant.id)},
+        "sync_config": {"incremental": False, "processor_mode": "auto", "use_ocr": False},
+        "site_urls": [tree.site_url],
+    }
+    response = client_for(owner, tenant).post("/v2/sitelib/upload", upload, format="json")
+    run_id = response.json()["data"]["sync_run_id"]
+    queued = broker_dump()
+    assert sync_run_execute(run_id=run_id[4:]) is None
+    assert SyncRun.objects.get(id=run_id[4:]).succeeded == len(GOOD)
+    seen = "\n".join([queued, database_dump(), caplog.text])
+    assert [form for form in forms(SECRET) if form in seen] == []
