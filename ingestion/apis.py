@@ -13,21 +13,15 @@ from config.api.timestamps import iso_ms
 from config.api.validation import validated
 from config.api.views import TenantAPIView
 from ingestion.records import PLATFORM_TYPES, FailedFile
-from ingestion.selectors import failed_file_list, vectordb_tenant_check
+from ingestion.selectors import failed_file_list
+from knowledge.apis import VectordbConfigSerializer
+from knowledge.selectors import vectordb_tenant_check
 
 MAX_LIMIT = 100
 
 
-class FailedFilesVectordbConfigInput(serializers.Serializer):
-    platform_domain = serializers.CharField(max_length=255)
-    tenant_id = serializers.CharField(max_length=255)
-
-    class Meta:
-        ref_name = "FailedFilesVectordbConfig"
-
-
 class FailedFilesListInput(serializers.Serializer):
-    vectordb_config = FailedFilesVectordbConfigInput()
+    vectordb_config = VectordbConfigSerializer()
     platform_type = serializers.ChoiceField(choices=PLATFORM_TYPES)
 
     class Meta:

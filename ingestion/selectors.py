@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import uuid
 from datetime import datetime
 
 from adminops.models import Tenant
-from config.api.errors import Forbidden
 from ingestion.records import FailedFilePage, content_types_for
 from ingestion.services import retention_cutoff
 from ingestion.store import failed_file_store
@@ -28,14 +26,3 @@ def failed_file_list(
         limit=limit,
         offset=offset,
     )
-
-
-def vectordb_tenant_check(*, tenant: Tenant, tenant_id: str) -> None:
-    """A /v2 body's `vectordb_config.tenant_id` must name the request's own tenant (DESIGN 12):
-    a caller never names another tenant's data. 403 otherwise."""
-    try:
-        named = uuid.UUID(tenant_id.strip())
-    except (ValueError, AttributeError):
-        named = None
-    if named != tenant.id:
-        raise Forbidden("vectordb_config.tenant_id must be the tenant named in x-tenantid.")
