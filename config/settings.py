@@ -217,7 +217,10 @@ SPECTACULAR_SETTINGS = {
         {"name": "tools", "description": "The tool registry and execution (`docs/toolhub.md`)."},
         {"name": "connections", "description": "Tenant connections to vendor systems, used by tools."},
         {"name": "approvals", "description": "The approval queue of gated tool calls."},
-        {"name": "knowledge", "description": "/v2 listings of the knowledge sources a tenant can ingest."},
+        {
+            "name": "knowledge",
+            "description": "/v2 listings of the knowledge sources a tenant can ingest, and search.",
+        },
         {"name": "ingestion", "description": "/v2 failed-ingestion records (`docs/ingestion.md`)."},
     ],
 }

@@ -6,12 +6,11 @@ import uuid
 from datetime import datetime
 
 from adminops.models import Tenant
-from config.api.errors import Forbidden, ResourceNotFound
+from config.api.errors import ResourceNotFound
 from ingestion.models import SyncConfiguration, SyncRun
 from ingestion.records import FailedFilePage, content_types_for
 from ingestion.services.failed_files import retention_cutoff
 from ingestion.store import failed_file_store
-from knowledge.models import Document
 
 
 def failed_file_list(
@@ -30,17 +29,6 @@ def failed_file_list(
         limit=limit,
         offset=offset,
     )
-
-
-def vectordb_tenant_check(*, tenant: Tenant, tenant_id: str) -> None:
-    """A /v2 body's `vectordb_config.tenant_id` must name the request's own tenant (DESIGN 12):
-    a caller never names another tenant's data. 403 otherwise."""
-    try:
-        named = uuid.UUID(tenant_id.strip())
-    except (ValueError, AttributeError):
-        named = None
-    if named != tenant.id:
-        raise Forbidden("vectordb_config.tenant_id must be the tenant named in x-tenantid.")
 
 
 def sync_configuration_get(
@@ -77,10 +65,3 @@ def sync_run_page(
     page = list(runs.order_by("-queued_at", "-id")[offset : offset + limit])
     total = offset + len(page) if len(page) < limit and (page or not offset) else runs.count()
     return page, total
-
-
-def indexed_document(*, tenant: Tenant, platform_type: str, source_id: str) -> Document | None:
-    """The tenant's indexed document of a source item, if the knowledge base holds it."""
-    return (
-        Document.objects.for_tenant(tenant).filter(platform_type=platform_type, source_id=source_id).first()
-    )

@@ -61,3 +61,12 @@ def make_document(tenant: Tenant, chunks: list, **fields):
         "model": "test-model",
     }
     return document_upsert(tenant=tenant, chunks=chunks, **{**values, **fields})
+
+
+def make_searchable_document(tenant: Tenant, passages: list[str], **fields):
+    """A document whose passages are embedded by the configured embedder, so that search finds it."""
+    from knowledge.embeddings import embedder
+
+    model = embedder()
+    chunks = list(zip(passages, model.embed(passages), strict=True))
+    return make_document(tenant, chunks, model=model.model, **fields)[0]

@@ -13,8 +13,9 @@ from config.api.validation import validated
 from config.api.views import TenantAPIView
 from ingestion.apis.params import int_query
 from ingestion.records import PLATFORM_TYPES, FailedFile
-from ingestion.selectors import failed_file_list, vectordb_tenant_check
+from ingestion.selectors import failed_file_list
 from knowledge.apis import VectordbConfigSerializer
+from knowledge.selectors import vectordb_tenant_check
 
 MAX_LIMIT = 100
 

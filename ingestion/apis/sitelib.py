@@ -17,10 +17,11 @@ from config.api.validation import validated
 from config.api.views import TenantAPIView
 from ingestion.apis.params import id_query, int_query, text_query
 from ingestion.models import SYNC_CONFIGURATION_PREFIX, SYNC_RUN_PREFIX, Platform, SyncRun
-from ingestion.selectors import sync_run_page, vectordb_tenant_check
+from ingestion.selectors import sync_run_page
 from ingestion.services.configurations import SCOPE_FIELDS, UploadRequest, sitelib_ingest, sitelib_upload
 from ingestion.services.sources import knowledge_source_delete
 from knowledge.apis import ContentRestrictionSerializer, HttpUrlField, VectordbConfigSerializer
+from knowledge.selectors import vectordb_tenant_check
 
 MAX_ITEMS = 500
 MAX_LIMIT = 100

@@ -12,10 +12,10 @@ from django.db import transaction
 from ingestion.models import SyncRunItem
 from ingestion.pipeline.context import CONTENT_TYPE, PLATFORM, RunContext, source_id_of
 from ingestion.pipeline.failures import ItemFailed
-from ingestion.selectors import indexed_document
 from ingestion.services import failed_file_record, failed_file_remove
 from ingestion.services.runs import ItemResult, sync_run_item_record
 from integrations.sitelib import DriveItem
+from knowledge.selectors import document_find
 from knowledge.vectors import document_delete, document_upsert
 
 
@@ -31,7 +31,7 @@ class Prepared:
 def item_unchanged(*, ctx: RunContext, item: DriveItem, text_hash: str | None = None) -> bool:
     """The index already holds this item as it is now: same content (its text's hash, or before
     downloading the platform's content tag), place, title, audience and embedding model."""
-    document = indexed_document(tenant=ctx.tenant, platform_type=PLATFORM, source_id=source_id_of(item))
+    document = document_find(tenant=ctx.tenant, platform_type=PLATFORM, source_id=source_id_of(item))
     if document is None:
         return False
     metadata = document.metadata or {}
@@ -119,7 +119,7 @@ def failure_store(*, ctx: RunContext, item: DriveItem, failure: ItemFailed) -> b
 def removal_store(*, ctx: RunContext, item: DriveItem) -> bool | None:
     """An item deleted at the source leaves the index (with any failure record of it). None when
     the index never held it (nothing recorded)."""
-    document = indexed_document(tenant=ctx.tenant, platform_type=PLATFORM, source_id=source_id_of(item))
+    document = document_find(tenant=ctx.tenant, platform_type=PLATFORM, source_id=source_id_of(item))
     with transaction.atomic():
         failed_file_remove(tenant=ctx.tenant, content_type=CONTENT_TYPE, file_id=source_id_of(item))
         if document is None:
