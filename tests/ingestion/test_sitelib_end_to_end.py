@@ -11,8 +11,6 @@ import pytest
 from celery.signals import task_postrun
 
 from adminops.models import Role
-from knowledge.embeddings import embedder
-from knowledge.vectors import chunks_search
 from tests import factories
 from tests.ingestion.conftest import DOMAIN
 from tests.ingestion.sitelib_tree import FAILING, GOOD, build
@@ -60,9 +58,17 @@ def failed_files(api, tenant) -> dict[str, tuple[str, int]]:
     return {r["file_name"]: (r["error_type"], r["retry_count"]) for r in records}
 
 
-def best_match(tenant, words: str) -> str:
-    hits = chunks_search(tenant=tenant, vector=embedder().embed([words])[0], model=embedder().model, top_k=1)
-    return hits[0].title if hits else ""
+def best_match(api, tenant, words: str) -> str:
+    """The title of the first result of POST /v2/knowledge/search for `words`."""
+    body = {
+        "query": words,
+        "vectordb_config": {"platform_domain": DOMAIN, "tenant_id": str(tenant.id)},
+        "top_k": 1,
+    }
+    response = api.post("/v2/knowledge/search", body, format="json")
+    assert response.status_code == 200, response.json()
+    results = response.json()["data"]["results"]
+    return results[0]["title"] if results else ""
 
 
 def test_a_site_is_ingested_through_the_api_and_a_worker_and_run_again(
@@ -107,9 +113,9 @@ def test_a_site_is_ingested_through_the_api_and_a_worker_and_run_again(
     assert first["chunks_written"] >= good and first["job_id"] == "handbook-1"
     assert failed_files(api, tenant) == {name: (error_type, 1) for name, error_type in FAILING.items()}
     for name, (words, _) in GOOD.items():
-        assert best_match(tenant, words) == name
+        assert best_match(api, tenant, words) == name
     for n in (0, FILLERS - 1):
-        assert best_match(tenant, f"Meeting note {n}: item{n} decided.") == f"note-{n:03d}.txt"
+        assert best_match(api, tenant, f"Meeting note {n}: item{n} decided.") == f"note-{n:03d}.txt"
     assert graph.content_requests(tree.items["oversized.pdf"]) == []
 
     again = api.post(
