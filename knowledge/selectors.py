@@ -97,6 +97,13 @@ def document_find(*, tenant: Tenant, platform_type: str, source_id: str) -> Docu
     )
 
 
+def documents_of_configuration(*, tenant: Tenant, sync_configuration_id: str) -> list[Document]:
+    """The tenant's documents that a sync configuration last wrote (their id, source and metadata:
+    a full run compares them with what it found at the source)."""
+    rows = Document.objects.for_tenant(tenant).filter(sync_configuration_id=sync_configuration_id)
+    return list(rows.only("id", "platform_type", "source_id", "source_url", "title", "metadata"))
+
+
 def vectordb_tenant_check(*, tenant: Tenant, tenant_id: str) -> None:
     """A /v2 body's `vectordb_config.tenant_id` must name the request's own tenant (DESIGN 12):
     a caller never names another tenant's data. 403 otherwise."""

@@ -12,7 +12,7 @@ from django.conf import settings
 from ingestion.models import Platform, SyncRun
 from ingestion.pipeline.chunk import text_chunk
 from ingestion.pipeline.context import RunContext, source_id_of
-from ingestion.pipeline.discover import discover, scope_query
+from ingestion.pipeline.discover import Discovery, discover, scope_query
 from ingestion.pipeline.embed import chunks_embed
 from ingestion.pipeline.extract import ExtractionFailed, text_extract
 from ingestion.pipeline.failures import ItemFailed, ItemGone, RunFailed
@@ -37,6 +37,7 @@ from integrations.errors import VendorError
 from integrations.http import OutboundRefused
 from integrations.sitelib import DriveItem
 from knowledge.embeddings import embedder
+from knowledge.selectors import documents_of_configuration
 
 logger = logging.getLogger(__name__)
 
@@ -120,6 +121,8 @@ def _run_with(run: SyncRun, holder: str, client) -> None:
             stop = bool(removal_store(ctx=ctx, item=item))
     if not stop:
         stop = _ingest(ctx, [item for item in found.files if source_id_of(item) not in handled])
+    if not stop and not run.incremental:
+        stop = _remove_unseen(ctx, found, handled)
     if stop:
         sync_run_finish(run=run, holder=holder, status=SyncRun.Status.STOPPED, error=STOPPED)
     else:
@@ -178,3 +181,27 @@ def _embed_and_store(ctx: RunContext, waiting: list[Prepared]) -> bool:
         else:
             stop = document_store(ctx=ctx, prepared=prepared, vectors=result) or stop
     return stop
+
+
+def _remove_unseen(ctx: RunContext, found: Discovery, handled: set[str]) -> bool:
+    """A full run saw every file in scope of the drives it walked: the configuration's documents
+    in those drives that it did not see are gone from the source (or out of the scope now) and
+    leave the knowledge base. Returns whether a stop was requested."""
+    seen = {source_id_of(item) for item in found.files} | handled
+    walked = set(found.walked_drives)
+    for document in documents_of_configuration(
+        tenant=ctx.tenant, sync_configuration_id=ctx.configuration.public_id
+    ):
+        metadata = document.metadata or {}
+        if document.source_id in seen or metadata.get("drive_id") not in walked:
+            continue
+        gone = DriveItem(
+            id=str(metadata.get("item_id") or ""),
+            drive_id=str(metadata["drive_id"]),
+            name=document.title,
+            web_url=document.source_url,
+            deleted=True,
+        )
+        if removal_store(ctx=ctx, item=gone):
+            return True
+    return False

@@ -189,6 +189,18 @@ def test_an_incremental_run_follows_the_change_feed(tenant, app_registration, gr
     assert found(tenant, "trains preferred") == "Travel.docx"
 
 
+def test_a_full_run_removes_the_files_deleted_at_the_source(tenant, app_registration, graph, tree):
+    configuration = configure(tenant, tree)
+    run_now(configuration)
+    welcome_chunks = Document.objects.get(title="Welcome.txt").chunk_count
+    graph.delete_item(tree.drive, tree.items["Welcome.txt"])
+    run = run_now(configuration)
+    assert counters(run)["discovered"] == 8 and run.vectors_removed == welcome_chunks
+    assert not Document.objects.filter(title="Welcome.txt").exists()
+    assert SyncRunItem.objects.get(run=run, name="Welcome.txt").outcome == "removed"
+    assert Document.objects.count() == len(GOOD) - 1
+
+
 def test_a_forgotten_change_token_falls_back_to_walking_the_drive(tenant, app_registration, graph, tree):
     configuration = configure(tenant, tree, scope={"folders": ["Policies"]})
     run_now(configuration)
