@@ -283,6 +283,10 @@ if EMBEDDING_BACKEND == "openai" and not (EMBEDDING_URL and EMBEDDING_MODEL):
 EMBEDDING_BATCH_SIZE = env.int("EMBEDDING_BATCH_SIZE", default=32)
 EMBEDDING_TIMEOUT_S = env.float("EMBEDDING_TIMEOUT_S", default=60.0)
 
+# The vector store on PostgreSQL (docs/ingestion.md, "Vector store"): pgvector's HNSW candidate
+# list per search; larger finds the true nearest chunks more often and costs more time.
+VECTOR_HNSW_EF_SEARCH = env.int("VECTOR_HNSW_EF_SEARCH", default=100)
+
 # Rate limits, idempotency and approvals.
 RATE_LIMIT_PER_KEY = env("RATE_LIMIT_PER_KEY", default="600/m")
 RATE_LIMIT_PER_TENANT = env("RATE_LIMIT_PER_TENANT", default="3000/m")

@@ -12,7 +12,7 @@ from urllib.parse import urlsplit
 from adminops.models import Tenant
 from config.api.errors import Forbidden
 from knowledge.embeddings import embedder
-from knowledge.models import SourceRule
+from knowledge.models import Document, SourceRule
 from knowledge.vectors import chunks_search
 
 ALL_AUDIENCES = "all"
@@ -86,6 +86,14 @@ def source_rules_get(
         block_drives=frozenset(picked.get(("block", "drive"), ())),
         allow_sites=tuple(sorted(picked.get(("allow", "site"), ()))),
         allow_drives=frozenset(picked.get(("allow", "drive"), ())),
+    )
+
+
+def document_find(*, tenant: Tenant, platform_type: str, source_id: str) -> Document | None:
+    """The tenant's document of one platform item, if it is in the knowledge base (its
+    `content_hash` tells a run whether the item's text changed)."""
+    return (
+        Document.objects.for_tenant(tenant).filter(platform_type=platform_type, source_id=source_id).first()
     )
 
 

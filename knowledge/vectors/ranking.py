@@ -9,6 +9,7 @@ vectors with numpy.
 from __future__ import annotations
 
 import numpy as np
+from django.conf import settings
 from django.contrib.postgres.indexes import OpClass
 from django.db import connections, transaction
 from django.db.models import Q, QuerySet
@@ -17,8 +18,8 @@ from pgvector.django import CosineDistance, HnswIndex, VectorField
 
 from knowledge.models import Chunk
 
-# pgvector's default candidate list is 40; a larger top_k needs a list at least twice its size.
-EF_SEARCH_MIN = 40
+# pgvector indexes vectors of up to 2,000 dimensions.
+HNSW_MAX_DIMENSION = 2000
 
 
 def nearest(candidates: QuerySet[Chunk], query: np.ndarray, top_k: int) -> list[tuple[Chunk, float]]:
@@ -53,10 +54,13 @@ def _nearest_pgvector(
     )
     with transaction.atomic(using=candidates.db), connections[candidates.db].cursor() as cursor:
         # Settings of this transaction only. strict_order: the rows come back in distance order.
+        # A custom plan sees the dimension's value, which the partial index's predicate needs
+        # (with DATABASE_PREPARED_STATEMENTS a generic plan would not).
         cursor.execute(
             "SELECT set_config('hnsw.iterative_scan', 'strict_order', true),"
-            " set_config('hnsw.ef_search', %s, true)",
-            [str(max(EF_SEARCH_MIN, 2 * top_k))],
+            " set_config('hnsw.ef_search', %s, true),"
+            " set_config('plan_cache_mode', 'force_custom_plan', true)",
+            [str(max(settings.VECTOR_HNSW_EF_SEARCH, 2 * top_k))],
         )
         return [(chunk, _similarity(1.0 - chunk.distance)) for chunk in ranked]
 
@@ -64,6 +68,23 @@ def _nearest_pgvector(
 def _similarity(value: float) -> float:
     # float32 rounding can step just outside the cosine's range.
     return float(np.clip(value, -1.0, 1.0))
+
+
+def vector_index_create(*, dimension: int, using: str = "default") -> bool:
+    """Build the HNSW index of one embedding dimension unless it exists, without blocking writes.
+    True when it was built; False when it existed or the database ranks exactly (SQLite)."""
+    if not 1 <= dimension <= HNSW_MAX_DIMENSION:
+        raise ValueError(f"pgvector indexes 1 to {HNSW_MAX_DIMENSION} dimensions.")
+    connection = connections[using]
+    if connection.vendor != "postgresql":
+        return False
+    index = hnsw_index(dimension)
+    with connection.cursor() as cursor:
+        if index.name in connection.introspection.get_constraints(cursor, Chunk._meta.db_table):
+            return False
+    with connection.schema_editor(atomic=False) as editor:
+        editor.add_index(Chunk, index, concurrently=True)
+    return True
 
 
 def hnsw_index(dimension: int) -> HnswIndex:

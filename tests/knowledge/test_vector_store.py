@@ -7,7 +7,10 @@ import numpy as np
 import pytest
 from django.db import IntegrityError
 
-from knowledge.models import Document
+from adminops.audit import system_actor
+from adminops.services.tenants import tenant_delete
+from knowledge.models import Chunk, Document
+from knowledge.selectors import document_find
 from knowledge.vectors import (
     chunks_count,
     chunks_search,
@@ -278,3 +281,19 @@ def test_the_stored_document_describes_its_source(tenant):
     )
     assert stored.public_id == f"doc-{document.id}"
     assert stored.sync_configuration_id == "scfg-0f8e4a7e-3c1b-4f7a-9b1e-2d6c8a5f4e31"
+
+
+def test_a_stored_document_is_found_by_its_platform_id_in_its_tenant_only(tenant, other_tenant):
+    document, _, _ = make_document(tenant, [("a", axis(0))], source_id="b!drive/01ITEM")
+    assert document_find(tenant=tenant, platform_type="sitelib", source_id="b!drive/01ITEM") == document
+    assert document_find(tenant=other_tenant, platform_type="sitelib", source_id="b!drive/01ITEM") is None
+    assert document_find(tenant=tenant, platform_type="wikispace", source_id="b!drive/01ITEM") is None
+
+
+def test_a_deleted_tenants_knowledge_goes_with_it(tenant, other_tenant):
+    make_document(tenant, [("a", axis(0)), ("b", axis(1))])
+    make_document(other_tenant, [("c", axis(0))])
+    tenant_delete(tenant=tenant, actor=system_actor("tests"), request_id="req-1")
+    assert not Document.objects.filter(tenant_id=tenant.id).exists()
+    assert not Chunk.objects.filter(tenant_id=tenant.id).exists()
+    assert texts(search(other_tenant, axis(0))) == ["c"]
