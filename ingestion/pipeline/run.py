@@ -179,8 +179,16 @@ def _embed_and_store(ctx: RunContext, waiting: list[Prepared]) -> bool:
         if isinstance(result, ItemFailed):
             stop = failure_store(ctx=ctx, item=prepared.item, failure=result) or stop
         else:
-            stop = document_store(ctx=ctx, prepared=prepared, vectors=result) or stop
+            stop = _store(ctx, prepared, result) or stop
     return stop
+
+
+def _store(ctx: RunContext, prepared: Prepared, vectors) -> bool:
+    try:
+        return document_store(ctx=ctx, prepared=prepared, vectors=vectors)
+    except ValueError as exc:  # the vector store refused the vectors or the document's fields
+        failure = ItemFailed("VECTOR_EMBEDDING_FAILED", f"The vector store refused the document: {exc}")
+        return failure_store(ctx=ctx, item=prepared.item, failure=failure)
 
 
 def _remove_unseen(ctx: RunContext, found: Discovery, handled: set[str]) -> bool:

@@ -259,6 +259,25 @@ def test_a_failing_embedding_batch_is_retried_per_document(tenant, app_registrat
     assert Document.objects.count() == 3
 
 
+class VoidEmbeddingServer(FakeEmbeddingServer):
+    """Answers an all-zero vector for the welcome text: one the vector store refuses."""
+
+    def vector(self, text: str) -> list[float]:
+        return [0.0] * self.dimension if "cafeteria" in text else super().vector(text)
+
+
+def test_a_document_the_vector_store_refuses_fails_alone(
+    settings, platforms_reachable, tenant, app_registration, tree
+):
+    with VoidEmbeddingServer() as server:
+        settings.EMBEDDING_BACKEND = "openai"
+        settings.EMBEDDING_URL = server.url + "/v1"
+        settings.EMBEDDING_MODEL = server.model
+        run = run_now(configure(tenant, tree))
+    assert counters(run)["succeeded"] == 3
+    assert failures(tenant)["Welcome.txt"] == ("VECTOR_EMBEDDING_FAILED", 1)
+
+
 # ---- stop and resume
 
 
