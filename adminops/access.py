@@ -32,6 +32,8 @@ VAULT_WRITE = Access("integration_admin", "vault:write")
 VAULT_SECRETS = Access("integration_admin", "vault:secrets")
 KNOWLEDGE_READ = Access("integration_admin", "knowledge:read")
 KNOWLEDGE_WRITE = Access("integration_admin", "knowledge:write")
+# Ingestion status and knowledge search: what a viewer may see (DESIGN section 3).
+KNOWLEDGE_VIEW = Access("integration_viewer", "knowledge:read")
 ADMIN_READ = Access("tenant_admin", "admin:read")
 ADMIN_WRITE = Access("tenant_admin", "admin:write")
 AUDIT_READ = Access("audit_viewer", "admin:read")

@@ -52,7 +52,11 @@ JOB_SPECS: dict[str, JobSpec] = {
             "Archive audit entries past the retention window.",
             {"minute": "30", "hour": "3"},
         ),
-        JobSpec("dataSync", "Synchronise knowledge sources.", None),
+        JobSpec(
+            "dataSync",
+            "Queue the knowledge-source syncs that are due; resume runs whose worker stopped.",
+            {"minute": "*/5"},
+        ),
         JobSpec(
             "reportGeneration",
             "Write each tenant's usage report of the month so far, and close last month's.",

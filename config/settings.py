@@ -50,6 +50,8 @@ INSTALLED_APPS = [
     "django.contrib.sessions",
     "django.contrib.messages",
     "django.contrib.staticfiles",
+    # Its index expressions (OpClass) build the pgvector HNSW indexes; inert on SQLite.
+    "django.contrib.postgres",
     "rest_framework",
     "drf_spectacular",
     "drf_spectacular_sidecar",
@@ -215,7 +217,10 @@ SPECTACULAR_SETTINGS = {
         {"name": "tools", "description": "The tool registry and execution (`docs/toolhub.md`)."},
         {"name": "connections", "description": "Tenant connections to vendor systems, used by tools."},
         {"name": "approvals", "description": "The approval queue of gated tool calls."},
-        {"name": "knowledge", "description": "/v2 listings of the knowledge sources a tenant can ingest."},
+        {
+            "name": "knowledge",
+            "description": "/v2 listings of the knowledge sources a tenant can ingest, and search.",
+        },
         {"name": "ingestion", "description": "/v2 failed-ingestion records (`docs/ingestion.md`)."},
     ],
 }
@@ -263,6 +268,45 @@ FAILED_FILES_BACKEND = env("FAILED_FILES_BACKEND", default="orm")
 AZURE_TABLES_CONNECTION_STRING = env("AZURE_TABLES_CONNECTION_STRING", default=None)
 FAILED_FILES_TABLE = env("FAILED_FILES_TABLE", default="FailedIngestions")
 FAILED_FILES_RETENTION_DAYS = env.int("FAILED_FILES_RETENTION_DAYS", default=30)
+
+# Ingestion runs (DESIGN section 15, docs/ingestion.md).
+INGEST_MAX_FILE_MB = env.int("INGEST_MAX_FILE_MB", default=50)
+INGEST_DOWNLOAD_TIMEOUT_S = env.float("INGEST_DOWNLOAD_TIMEOUT_S", default=60.0)
+# A worker holds its run this long past its last finished document; a run whose holder stopped
+# renewing is taken over (resumed) by the next worker that gets its task or by the dataSync job.
+INGEST_RUN_LEASE_S = env.int("INGEST_RUN_LEASE_S", default=900)
+INGEST_EMBED_BATCH = env.int("INGEST_EMBED_BATCH", default=64)
+
+# Embeddings (DESIGN section 15, knowledge/embeddings.py): `local` (all-MiniLM-L6-v2 on the CPU,
+# from the installed package, offline), `openai` (an OpenAI-compatible server), `hash` (tests only).
+EMBEDDING_BACKEND = env("EMBEDDING_BACKEND", default="local")
+if EMBEDDING_BACKEND not in ("local", "openai", "hash"):
+    raise ImproperlyConfigured("EMBEDDING_BACKEND must be local, openai or hash.")
+EMBEDDING_MODEL_DIR = env("EMBEDDING_MODEL_DIR", default=None)  # local: the package's copy
+EMBEDDING_URL = env("EMBEDDING_URL", default=None)  # openai: the API root, e.g. http://host:8080/v1
+EMBEDDING_MODEL = env("EMBEDDING_MODEL", default=None)
+EMBEDDING_API_KEY = env("EMBEDDING_API_KEY", default=None)
+if EMBEDDING_BACKEND == "openai" and not (EMBEDDING_URL and EMBEDDING_MODEL):
+    raise ImproperlyConfigured("EMBEDDING_BACKEND=openai needs EMBEDDING_URL and EMBEDDING_MODEL.")
+EMBEDDING_BATCH_SIZE = env.int("EMBEDDING_BATCH_SIZE", default=32)
+EMBEDDING_TIMEOUT_S = env.float("EMBEDDING_TIMEOUT_S", default=60.0)
+
+# Ingestion pipeline (DESIGN section 15). Extraction parses each file in a child process that is
+# killed past this wall-clock time and cannot map more than this memory (docs/ingestion.md).
+INGEST_EXTRACT_TIMEOUT_S = env.float("INGEST_EXTRACT_TIMEOUT_S", default=60.0)
+INGEST_EXTRACT_MEMORY_MB = env.int("INGEST_EXTRACT_MEMORY_MB", default=1024)
+# Chunks are counted in the embedding model's word pieces; all-MiniLM-L6-v2 reads at most 256,
+# two of which are its start and end markers.
+INGEST_CHUNK_TOKENS = env.int("INGEST_CHUNK_TOKENS", default=200)
+INGEST_CHUNK_OVERLAP = env.int("INGEST_CHUNK_OVERLAP", default=20)
+if not 1 <= INGEST_CHUNK_TOKENS <= 254:
+    raise ImproperlyConfigured("INGEST_CHUNK_TOKENS must be between 1 and 254.")
+if not 0 <= INGEST_CHUNK_OVERLAP < INGEST_CHUNK_TOKENS:
+    raise ImproperlyConfigured("INGEST_CHUNK_OVERLAP must be at least 0 and below INGEST_CHUNK_TOKENS.")
+
+# The vector store on PostgreSQL (docs/ingestion.md, "Vector store"): pgvector's HNSW candidate
+# list per search; larger finds the true nearest chunks more often and costs more time.
+VECTOR_HNSW_EF_SEARCH = env.int("VECTOR_HNSW_EF_SEARCH", default=100)
 
 # Rate limits, idempotency and approvals.
 RATE_LIMIT_PER_KEY = env("RATE_LIMIT_PER_KEY", default="600/m")

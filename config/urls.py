@@ -15,7 +15,7 @@ urlpatterns = [
     path("api/v1/", include("toolhub.urls")),
     path("api/v1/", include("adminops.urls")),
     path("oauth/token", OAuthTokenApi.as_view(), name="oauth-token"),
-    path("v2/cloudstore/", include("ingestion.urls")),
+    path("v2/", include("ingestion.urls")),
     path("v2/", include("knowledge.urls")),
     path("api/schema/", SchemaView.as_view(), name="schema"),
     path("api/docs/", SwaggerView.as_view(url_name="schema"), name="swagger-ui"),

@@ -5,9 +5,19 @@ from __future__ import annotations
 from adminops.jobs import job_implementation
 from adminops.models import JobRun
 from ingestion.services import failed_files_purge_expired
+from ingestion.services.configurations import sync_configurations_run_due
+from ingestion.services.runs import sync_runs_resume_abandoned
 
 
 @job_implementation("failedFilesRetention")
 def failed_files_retention(run: JobRun) -> int:
     # Idempotent: a redelivered run finds nothing more to delete.
     return failed_files_purge_expired()
+
+
+@job_implementation("dataSync")
+def data_sync(run: JobRun) -> int:
+    """The scheduled runs that are due, and the runs whose worker died (their lease expired) queued
+    again to resume. Idempotent: a second pass finds the same runs active and queues nothing new
+    (a run queued twice is taken by one attempt; the other finds it held or finished)."""
+    return sync_configurations_run_due() + sync_runs_resume_abandoned()

@@ -1,14 +1,20 @@
-"""The `orm` backend's table. Keyed like the Azure table (tenant, content type, hash of the file id)
-so both backends agree on what "the same file" means."""
+"""The failed-file store's `orm` table, and the sync configurations and runs of ingestion (DESIGN
+section 15)."""
 
 from __future__ import annotations
 
+import uuid
+
 from django.db import models
+from django.utils import timezone
 
 from ingestion.records import CONTENT_TYPES, ERROR_TYPES
 
 
 class FailedFileRow(models.Model):
+    """The `orm` backend's table. Keyed like the Azure table (tenant, content type, hash of the file
+    id) so both backends agree on what "the same file" means."""
+
     # A string, not a foreign key: the store's interface is the same for both backends, and the
     # Azure table cannot cascade either. A deleted tenant's rows go through the store's
     # forget_tenant once the deletion commits (ingestion.services.on_tenant_deleted, a post_delete
@@ -39,3 +45,185 @@ class FailedFileRow(models.Model):
 
     def __str__(self) -> str:
         return f"{self.file_name or self.file_id} ({self.error_type})"
+
+
+SYNC_CONFIGURATION_PREFIX = "scfg-"
+SYNC_RUN_PREFIX = "run-"
+
+
+class Platform(models.TextChoices):
+    SITELIB = "sitelib"
+    WIKISPACE = "wikispace"
+    ITSMPLATFORM = "itsmplatform"
+
+
+class SyncConfigurationQuerySet(models.QuerySet):
+    def for_tenant(self, tenant):
+        return self.filter(tenant=tenant)
+
+
+class SyncConfiguration(models.Model):
+    """What to ingest from one platform into a tenant's knowledge base, and with which vault
+    credential (DESIGN section 15). Never a secret here: the credential stays in the vault."""
+
+    class ProcessorMode(models.TextChoices):
+        AUTO = "auto"
+        MANUAL = "manual"
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    tenant = models.ForeignKey(
+        "adminops.Tenant", on_delete=models.CASCADE, related_name="sync_configurations"
+    )
+    platform = models.CharField(max_length=16, choices=Platform.choices)
+    name = models.CharField(max_length=255)
+    integration_id = models.CharField(max_length=255, help_text="The vault credential the runs use.")
+    platform_domain = models.CharField(max_length=255, help_text="vectordb_config.platform_domain")
+    scope = models.JSONField(
+        default=dict, blank=True, help_text="site_urls, sub_sites, drives, folders, pages (lists of strings)."
+    )
+    content_restriction = models.JSONField(
+        default=dict, blank=True, help_text="audience, blacklisted, source_restriction."
+    )
+    use_ocr = models.BooleanField(default=False)
+    processor_mode = models.CharField(max_length=8, choices=ProcessorMode.choices, default=ProcessorMode.AUTO)
+    interval_minutes = models.PositiveIntegerField(
+        null=True,
+        blank=True,
+        help_text="Run every this many minutes (the dataSync job); empty: on request only.",
+    )
+    enabled = models.BooleanField(default=True, help_text="Off: scheduled runs stop; ingested content stays.")
+    last_sync = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="End of the window of the last run that finished (success or partial).",
+    )
+    delta_tokens = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text="Per drive id: the platform's delta link of the last finished run.",
+    )
+    created_at = models.DateTimeField(default=timezone.now)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    objects = SyncConfigurationQuerySet.as_manager()
+
+    class Meta:
+        verbose_name = "sync configuration"
+        indexes = [models.Index(fields=["tenant", "platform", "-created_at"], name="sync_config_tenant")]
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def public_id(self) -> str:
+        return f"{SYNC_CONFIGURATION_PREFIX}{self.id}"
+
+
+class SyncRunQuerySet(models.QuerySet):
+    def for_tenant(self, tenant):
+        return self.filter(tenant=tenant)
+
+
+class SyncRun(models.Model):
+    """One run of a configuration: its state, its window and what it did to each kind of item."""
+
+    class Kind(models.TextChoices):
+        UPLOAD = "upload"
+        INGEST = "ingest"
+        SCHEDULED = "scheduled"
+        RETRY = "retry"
+
+    class Status(models.TextChoices):
+        QUEUED = "queued"
+        RUNNING = "running"
+        SUCCESS = "success"
+        PARTIAL = "partial"
+        FAILED = "failed"
+        STOPPED = "stopped"
+
+    ACTIVE = (Status.QUEUED, Status.RUNNING)
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    configuration = models.ForeignKey(SyncConfiguration, on_delete=models.CASCADE, related_name="runs")
+    tenant = models.ForeignKey("adminops.Tenant", on_delete=models.CASCADE, related_name="sync_runs")
+    job_id = models.CharField(max_length=255)
+    kind = models.CharField(max_length=16, choices=Kind.choices)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED)
+    incremental = models.BooleanField(default=False)
+    window_start = models.DateTimeField(null=True, blank=True)
+    window_end = models.DateTimeField(null=True, blank=True)
+    discovered = models.PositiveIntegerField(default=0)
+    processed = models.PositiveIntegerField(default=0)
+    succeeded = models.PositiveIntegerField(default=0)
+    skipped = models.PositiveIntegerField(default=0)
+    failed = models.PositiveIntegerField(default=0)
+    chunks_written = models.PositiveIntegerField(default=0)
+    vectors_removed = models.PositiveIntegerField(default=0)
+    error = models.TextField(blank=True, help_text="Why the run as a whole failed or stopped.")
+    queued_at = models.DateTimeField(default=timezone.now)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    # Who holds the run (one attempt of its task) and until when: renewed at every document, taken
+    # over by another attempt once it has expired (a worker that died).
+    attempts = models.PositiveIntegerField(default=0)
+    lease_holder = models.CharField(max_length=64, blank=True)
+    lease_expires_at = models.DateTimeField(null=True, blank=True)
+    stop_requested = models.BooleanField(default=False)
+    triggered_by = models.JSONField(default=dict, blank=True)
+
+    objects = SyncRunQuerySet.as_manager()
+
+    class Meta:
+        verbose_name = "sync run"
+        constraints = [
+            # One run per configuration at a time (DESIGN section 15): the database refuses a second.
+            models.UniqueConstraint(
+                fields=["configuration"],
+                condition=models.Q(status__in=["queued", "running"]),
+                name="sync_run_one_active_per_configuration",
+            )
+        ]
+        indexes = [
+            models.Index(fields=["tenant", "-queued_at"], name="sync_run_tenant_time"),
+            models.Index(fields=["configuration", "-queued_at"], name="sync_run_config_time"),
+            models.Index(fields=["tenant", "job_id"], name="sync_run_job"),
+            models.Index(fields=["status", "lease_expires_at"], name="sync_run_lease"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.public_id} {self.status}"
+
+    @property
+    def public_id(self) -> str:
+        return f"{SYNC_RUN_PREFIX}{self.id}"
+
+
+class SyncRunItem(models.Model):
+    """What a run did with one source item, written in the same transaction as the item's effect
+    (its document, its failure record, the run's counters): an attempt that resumes the run passes
+    over the items already here, so nothing is done or counted twice."""
+
+    class Outcome(models.TextChoices):
+        SUCCEEDED = "succeeded"
+        SKIPPED = "skipped"
+        FAILED = "failed"
+        REMOVED = "removed"
+
+    run = models.ForeignKey(SyncRun, on_delete=models.CASCADE, related_name="items")
+    item_key = models.CharField(max_length=512, help_text="The platform's id of the item.")
+    name = models.TextField(blank=True)
+    source_url = models.TextField(blank=True)
+    outcome = models.CharField(max_length=16, choices=Outcome.choices)
+    error_type = models.CharField(max_length=32, blank=True)
+    error_message = models.TextField(blank=True)
+    chunks_written = models.PositiveIntegerField(default=0)
+    finished_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        verbose_name = "sync run item"
+        constraints = [
+            models.UniqueConstraint(fields=["run", "item_key"], name="sync_run_item_once"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.name or self.item_key} ({self.outcome})"

@@ -1,4 +1,4 @@
-"""Reads of the failed-file store."""
+"""Reads: the failed-file store, sync configurations and runs."""
 
 from __future__ import annotations
 
@@ -6,9 +6,10 @@ import uuid
 from datetime import datetime
 
 from adminops.models import Tenant
-from config.api.errors import Forbidden
+from config.api.errors import ResourceNotFound
+from ingestion.models import SyncConfiguration, SyncRun
 from ingestion.records import FailedFilePage, content_types_for
-from ingestion.services import retention_cutoff
+from ingestion.services.failed_files import retention_cutoff
 from ingestion.store import failed_file_store
 
 
@@ -30,12 +31,37 @@ def failed_file_list(
     )
 
 
-def vectordb_tenant_check(*, tenant: Tenant, tenant_id: str) -> None:
-    """A /v2 body's `vectordb_config.tenant_id` must name the request's own tenant (DESIGN 12):
-    a caller never names another tenant's data. 403 otherwise."""
-    try:
-        named = uuid.UUID(tenant_id.strip())
-    except (ValueError, AttributeError):
-        named = None
-    if named != tenant.id:
-        raise Forbidden("vectordb_config.tenant_id must be the tenant named in x-tenantid.")
+def sync_configuration_get(
+    *, tenant: Tenant, configuration_id: uuid.UUID, platform: str
+) -> SyncConfiguration:
+    """One of the tenant's configurations of the platform; another tenant's is "not found" too."""
+    found = (
+        SyncConfiguration.objects.for_tenant(tenant).filter(id=configuration_id, platform=platform).first()
+    )
+    if found is None:
+        raise ResourceNotFound("Sync configuration not found.")
+    found.tenant = tenant
+    return found
+
+
+def sync_run_page(
+    *,
+    tenant: Tenant,
+    platform: str,
+    limit: int,
+    offset: int,
+    job_id: str | None = None,
+    run_id: uuid.UUID | None = None,
+    configuration_id: uuid.UUID | None = None,
+) -> tuple[list[SyncRun], int]:
+    """The tenant's runs of the platform, newest first, narrowed by whichever ids are given."""
+    runs = SyncRun.objects.for_tenant(tenant).filter(configuration__platform=platform)
+    if job_id is not None:
+        runs = runs.filter(job_id=job_id)
+    if run_id is not None:
+        runs = runs.filter(id=run_id)
+    if configuration_id is not None:
+        runs = runs.filter(configuration_id=configuration_id)
+    page = list(runs.order_by("-queued_at", "-id")[offset : offset + limit])
+    total = offset + len(page) if len(page) < limit and (page or not offset) else runs.count()
+    return page, total

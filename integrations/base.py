@@ -20,6 +20,7 @@ from integrations.errors import (
     VendorThrottled,
     VendorTimeout,
     VendorUnavailable,
+    VendorUnreachable,
 )
 from integrations.http import OutboundSession, outbound_session, retry_after_seconds
 
@@ -30,7 +31,7 @@ R = TypeVar("R")
 class VendorClient:
     platform = "vendor"
     # Concurrent calls of one fan-out. The sitelib listing sends its per-site reads in JSON batches
-    # of 20 (integrations/sitelib_batch.py), one batch per thread: 16 threads carry 320 reads at
+    # of 20 (integrations/sitelib/batch.py), one batch per thread: 16 threads carry 320 reads at
     # once (see docs/performance.md). Throttling past that meets the Retry-After-aware retries.
     max_workers = 16
 
@@ -100,10 +101,14 @@ class VendorClient:
             response = self.session.request(method, self.url(path_or_url), **kwargs)
         except requests.Timeout as exc:
             raise VendorTimeout(f"The {self.platform} platform did not answer in time.", **self._p) from exc
+        except requests.ConnectionError as exc:
+            raise VendorUnreachable(f"The {self.platform} platform could not be reached.", **self._p) from exc
         except requests.RequestException as exc:
             raise VendorUnavailable(f"The {self.platform} platform could not be reached.", **self._p) from exc
         if response.status_code >= 400:
-            raise self.error_for(response)
+            error = self.error_for(response)
+            response.close()  # a streamed answer holds its connection until closed
+            raise error
         return response
 
     def get_json(self, path_or_url: str, **kwargs) -> dict:

@@ -49,8 +49,21 @@ class VendorTimeout(VendorUnavailable):
     """The platform did not answer in time (the tool hub reports 504 for this one)."""
 
 
+class VendorUnreachable(VendorUnavailable):
+    """No answer at all: the connection was refused, reset or dropped, or its TLS handshake failed."""
+
+
 class VendorRejected(VendorError):
     """The platform refused the request itself (another 4xx)."""
+
+
+class ChangesExpired(VendorError):
+    """The platform no longer knows a change-tracking token (410, resync required): read everything
+    again and keep the new token."""
+
+
+class ContentTooLarge(VendorError):
+    """A download passed the size its caller allowed; it was cut there."""
 
 
 class CredentialsInvalid(VendorError):

@@ -1,6 +1,7 @@
 """The one outbound HTTP client factory (DESIGN section 11). Every vendor call goes through it:
 
-- timeouts always (connect, read);
+- timeouts always (connect, read), and on request one deadline for a whole call, its retries and
+  redirect hops included (`deadline=`);
 - retries with backoff that honour `Retry-After` on 429/503, for idempotent requests only, bounded
   in count and in total time;
 - the guard: a URL must be http(s), and its host must resolve only to public addresses. The guard
@@ -37,7 +38,7 @@ from django.conf import settings
 from requests.adapters import HTTPAdapter
 from urllib3.connection import HTTPConnection, HTTPSConnection
 from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
-from urllib3.util import create_urllib3_context
+from urllib3.util import Timeout, create_urllib3_context
 
 from config.api.errors import RequestInvalid, value_error
 
@@ -262,6 +263,7 @@ class OutboundSession(requests.Session):
         self.trust_env = False  # no proxy or netrc from the environment
         self.verify = _ca_bundle()
         self.kept_alive = keep_alive is not None
+        self.deadline: float | None = None  # the `time.monotonic()` moment the current call must end by
         if self.kept_alive:
             adapter = _kept_alive.adapter(keep_alive)
         else:
@@ -273,17 +275,30 @@ class OutboundSession(requests.Session):
         if not self.kept_alive:
             super().close()
 
-    def request(self, method, url, *args, idempotent: bool | None = None, **kwargs):
+    def request(
+        self, method, url, *args, idempotent: bool | None = None, deadline: float | None = None, **kwargs
+    ):
+        """`deadline` (a `time.monotonic()` moment) bounds the whole call: the timeouts of every
+        attempt and every redirect hop are cut to the time left, and no retry waits past it."""
         kwargs.setdefault("timeout", self.default_timeout)
         if idempotent is None:
             idempotent = method.upper() in IDEMPOTENT_METHODS or (
                 self.retry_posts and method.upper() == "POST"
             )
-        deadline = time.monotonic() + self.retry_budget
+        budget_end = time.monotonic() + self.retry_budget
+        if deadline is not None:
+            budget_end = min(budget_end, deadline)
+        self.deadline = deadline  # read by `send`, which every hop goes through
+        try:
+            return self._attempts(method, url, args, kwargs, idempotent=idempotent, budget_end=budget_end)
+        finally:
+            self.deadline = None
+
+    def _attempts(self, method, url, args, kwargs, *, idempotent: bool, budget_end: float):
         attempt = 0
         while True:
             response = super().request(method, url, *args, **kwargs)
-            wait = self.retry_wait(response, attempt, deadline) if idempotent else None
+            wait = self.retry_wait(response, attempt, budget_end) if idempotent else None
             if wait is None:
                 return response
             logger.info(
@@ -295,6 +310,8 @@ class OutboundSession(requests.Session):
 
     def send(self, request, **kwargs):
         guard_url(request.url)  # the first request and every redirect hop
+        if self.deadline is not None:
+            kwargs["timeout"] = _time_left(kwargs.get("timeout"), self.deadline)
         return super().send(request, **kwargs)
 
     def retry_wait(self, response, attempt: int, deadline: float) -> float | None:
@@ -309,6 +326,23 @@ class OutboundSession(requests.Session):
         if time.monotonic() + wait > deadline:
             return None
         return wait
+
+
+def _time_left(timeout, deadline: float) -> Timeout:
+    """`timeout` (seconds, or connect and read seconds) cut to what is left before `deadline`;
+    connecting and waiting for the answer together get no more than that (urllib3's `total`)."""
+    left = deadline - time.monotonic()
+    if left <= 0:
+        raise requests.Timeout("The time allowed for the call ran out.")
+    if isinstance(timeout, Timeout):  # a redirect hop: requests hands on what the first hop got
+        connect, read = timeout.connect_timeout, timeout.read_timeout
+    else:
+        connect, read = timeout if isinstance(timeout, tuple) else (timeout, timeout)
+    return Timeout(
+        connect=left if connect is None else min(connect, left),
+        read=left if read is None else min(read, left),
+        total=left,
+    )
 
 
 def retry_after_seconds(value: str | None) -> float | None:

@@ -1,6 +1,8 @@
 from django.contrib import admin
 
-from knowledge.models import SourceRule
+from adminops.admin import TenantFilter
+from adminops.console import TENANT_ADMIN, TenantScopedAdmin
+from knowledge.models import Document, SourceRule
 
 
 @admin.register(SourceRule)
@@ -10,3 +12,31 @@ class SourceRuleAdmin(admin.ModelAdmin):
     search_fields = ("value", "note", "tenant__name")
     list_select_related = ("tenant",)
     ordering = ("tenant__name", "kind", "target", "value")
+
+
+@admin.register(Document)
+class DocumentAdmin(TenantScopedAdmin, admin.ModelAdmin):
+    """The knowledge base's documents, read-only: ingestion adds, replaces and removes them.
+    Superusers see every tenant's; a tenant admin sees their tenants'."""
+
+    view_roles = TENANT_ADMIN
+
+    list_display = ("title", "platform_type", "source_url", "chunks", "updated_at", "tenant")
+    list_filter = (TenantFilter, "platform_type", "content_type")
+    search_fields = ("title", "source_url")
+    list_select_related = ("tenant",)
+    ordering = ("-updated_at",)
+    exclude = ("source_url_key",)
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+    @admin.display(description="chunks", ordering="chunk_count")
+    def chunks(self, document: Document) -> int:
+        return document.chunk_count

@@ -1,6 +1,12 @@
-"""Per-tenant source rules for the sitelib listing: a block list and an allow list of site URLs and
-drive ids that operators keep in the Django admin. The listing applies the block list when the
-caller asks for `blacklisted`, the allow list when it asks for `source_restriction`."""
+"""What a tenant knows.
+
+Source rules for the sitelib listing: a block list and an allow list of site URLs and drive ids that
+operators keep in the Django admin. The listing applies the block list when the caller asks for
+`blacklisted`, the allow list when it asks for `source_restriction`.
+
+The knowledge base (DESIGN section 15): a tenant's source documents and their chunks with their
+embeddings, written and searched only through `knowledge.vectors`.
+"""
 
 from __future__ import annotations
 
@@ -8,8 +14,10 @@ import uuid
 
 from django.core.exceptions import ValidationError
 from django.db import models
+from django.db.models import Q
 
 from adminops.models import Tenant
+from knowledge.fields import EmbeddingField
 
 
 def _audiences_valid(value) -> None:
@@ -60,3 +68,91 @@ class SourceRule(models.Model):
     def clean(self) -> None:
         if self.target == self.Target.SITE and not self.value.lower().startswith(("https://", "http://")):
             raise ValidationError({"value": "A site rule names the site's URL (https://...)."})
+
+
+PLATFORM_TYPES: tuple[str, ...] = ("sitelib", "wikispace", "itsmplatform")
+# Each platform p has the content types p_article and p_attachment (the failed-file vocabulary).
+CONTENT_TYPES: tuple[str, ...] = tuple(
+    f"{p}_{kind}" for p in PLATFORM_TYPES for kind in ("article", "attachment")
+)
+EVERYONE = "all"  # the audience that every query sees
+
+
+class DocumentQuerySet(models.QuerySet):
+    def for_tenant(self, tenant: Tenant):
+        return self.filter(tenant=tenant)
+
+
+class Document(models.Model):
+    """One item of a platform (a file, a wiki page, a knowledge article) in a tenant's knowledge base."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="documents")
+    platform_type = models.CharField(max_length=16, choices=[(p, p) for p in PLATFORM_TYPES])
+    content_type = models.CharField(max_length=32, choices=[(c, c) for c in CONTENT_TYPES])
+    source_id = models.CharField(max_length=512, help_text="The platform's id of the item.")
+    source_url = models.TextField(help_text="The item's web address; a site's or folder's is a prefix of it.")
+    # The address in folded case, which prefix deletions match: URL hosts and the platforms' paths
+    # compare case-insensitively, and SQLite's LIKE would ignore case anyway.
+    source_url_key = models.TextField(editable=False)
+    title = models.TextField(blank=True)
+    content_hash = models.CharField(max_length=64, help_text="SHA-256 of the extracted text.")
+    audience = models.JSONField(default=list, help_text='Groups that may see it; ["all"]: everyone.')
+    metadata = models.JSONField(default=dict, blank=True)
+    # A plain string ("" for none): configurations belong to ingestion, which knowledge does not import.
+    sync_configuration_id = models.CharField(max_length=64, blank=True, default="")
+    chunk_count = models.PositiveIntegerField(default=0)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    objects = DocumentQuerySet.as_manager()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["tenant", "platform_type", "source_id"], name="document_unique_source"
+            )
+        ]
+        indexes = [
+            # text_pattern_ops lets PostgreSQL answer `LIKE 'prefix%'` from the index whatever the
+            # database's collation (SQLite ignores opclasses).
+            models.Index(
+                fields=["tenant", "source_url_key"],
+                name="document_tenant_url",
+                opclasses=["uuid_ops", "text_pattern_ops"],
+            ),
+            models.Index(fields=["tenant", "sync_configuration_id"], name="document_tenant_config"),
+            models.Index(fields=["tenant", "-updated_at"], name="document_tenant_updated"),
+        ]
+
+    def __str__(self) -> str:
+        return self.title or self.source_url
+
+    @property
+    def public_id(self) -> str:
+        return f"doc-{self.id}"
+
+
+class Chunk(models.Model):
+    """A passage of a document with its embedding. The document's audience is copied here in a
+    form that a plain substring filter matches on both databases (`knowledge.vectors.audience`)."""
+
+    document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="chunks")
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="+")
+    ordinal = models.PositiveIntegerField()
+    text = models.TextField()
+    model = models.CharField(max_length=200, help_text="The embedding model's name.")
+    dimension = models.PositiveIntegerField()
+    audience = models.TextField(help_text="The document's audience as |group|group| (folded case).")
+    embedding = EmbeddingField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["document", "ordinal"], name="chunk_unique_ordinal"),
+            models.CheckConstraint(condition=~Q(text=""), name="chunk_text_not_empty"),
+            models.CheckConstraint(condition=Q(dimension__gt=0), name="chunk_dimension_positive"),
+        ]
+        indexes = [models.Index(fields=["tenant", "model", "dimension"], name="chunk_tenant_model")]
+
+    def __str__(self) -> str:
+        return f"{self.document_id} #{self.ordinal}"

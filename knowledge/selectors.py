@@ -1,13 +1,19 @@
 """Reads: the tenant's source rules, loaded once per listing into plain data so that the listing's
-worker threads can evaluate them without touching the ORM."""
+worker threads can evaluate them without touching the ORM; the /v2 tenant check of
+`vectordb_config`; and search of the tenant's knowledge base."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import uuid
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
 from urllib.parse import urlsplit
 
 from adminops.models import Tenant
-from knowledge.models import SourceRule
+from config.api.errors import Forbidden
+from knowledge.embeddings import embedder
+from knowledge.models import Document, SourceRule
+from knowledge.vectors import chunks_search
 
 ALL_AUDIENCES = "all"
 
@@ -81,3 +87,54 @@ def source_rules_get(
         allow_sites=tuple(sorted(picked.get(("allow", "site"), ()))),
         allow_drives=frozenset(picked.get(("allow", "drive"), ())),
     )
+
+
+def document_find(*, tenant: Tenant, platform_type: str, source_id: str) -> Document | None:
+    """The tenant's document of one platform item, if it is in the knowledge base (its
+    `content_hash` tells a run whether the item's text changed)."""
+    return (
+        Document.objects.for_tenant(tenant).filter(platform_type=platform_type, source_id=source_id).first()
+    )
+
+
+def documents_of_configuration(*, tenant: Tenant, sync_configuration_id: str) -> list[Document]:
+    """The tenant's documents that a sync configuration last wrote (their id, source and metadata:
+    a full run compares them with what it found at the source)."""
+    rows = Document.objects.for_tenant(tenant).filter(sync_configuration_id=sync_configuration_id)
+    return list(rows.only("id", "platform_type", "source_id", "source_url", "title", "metadata"))
+
+
+def vectordb_tenant_check(*, tenant: Tenant, tenant_id: str) -> None:
+    """A /v2 body's `vectordb_config.tenant_id` must name the request's own tenant (DESIGN 12):
+    a caller never names another tenant's data. 403 otherwise."""
+    try:
+        named = uuid.UUID(tenant_id.strip())
+    except (ValueError, AttributeError):
+        named = None
+    if named != tenant.id:
+        raise Forbidden("vectordb_config.tenant_id must be the tenant named in x-tenantid.")
+
+
+def documents_search(
+    *,
+    tenant: Tenant,
+    query: str,
+    top_k: int = 5,
+    platform_types: Sequence[str] | None = None,
+    audience: Sequence[str] | None = None,
+) -> dict:
+    """The tenant's `top_k` chunks nearest in meaning to `query`, best first, among the chunks of
+    the embedding model in use: `{results: [...], model}`. `platform_types` narrows the platforms;
+    `audience` (groups) narrows to those groups' chunks and everyone's, None to no restriction.
+    Raises `EmbeddingFailed` when the query cannot be embedded."""
+    model = embedder()
+    vector = model.embed([query])[0]
+    hits = chunks_search(
+        tenant=tenant,
+        vector=vector,
+        model=model.model,
+        top_k=top_k,
+        platform_types=platform_types,
+        audience=audience,
+    )
+    return {"results": [asdict(hit) for hit in hits], "model": model.model}

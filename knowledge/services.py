@@ -15,7 +15,7 @@ from config.api.errors import value_error
 from integrations.errors import VendorNotFound
 from integrations.http import guard_url
 from integrations.itsm import ItsmClient, ItsmCredentials
-from integrations.sitelib import Drive, Folder, Site, SitelibClient, SitelibCredentials
+from integrations.sitelib import Drive, Folder, Site, SitelibClient, SitelibCredentials, drive_named
 from integrations.wikispace import WikiClient
 from knowledge.errors import UpstreamUnavailable, platform_call
 from knowledge.models import SourceRule
@@ -57,9 +57,7 @@ class SitelibQuery:
         }
 
     def drive_wanted(self, drive: Drive) -> bool:
-        if not self.drives:
-            return True
-        return drive.id in self.drives or drive.name.lower() in {d.strip().lower() for d in self.drives}
+        return drive_named(drive, self.drives)
 
     def folder_wanted(self, folder: Folder) -> bool:
         for value in self.folders:
@@ -93,27 +91,17 @@ def sitelib_listing(*, tenant: Tenant, credentials: SitelibCredentials, query: S
 
 
 def _sites_with_drives(client: SitelibClient, query: SitelibQuery, rules: SourceRules) -> list[Site]:
-    """The top sites, then each one's sub-sites, every site with its drives. The platform reads go
-    in rounds of JSON batches: the top sites' sub-sites and drives together (neither depends on the
-    other), then the drives of the sub-sites found."""
+    """The top sites, then each one's sub-sites, every site with its drives (`site_tree`: rounds
+    of JSON batches)."""
     if query.site_urls:
         top = client.fan_out(lambda url: _site_at(client, query, url), query.site_urls)
     else:
         top = client.sites_all()
-    top = _unique(site for site in top if not rules.site_blocked(site.url))
-    children, drives = client.sub_sites_and_drives(top)
-    for site, found in zip(top, drives, strict=True):
-        site.drives = _drives_kept(site, found, query, rules)
-    ordered: list[Site] = []
-    for site, subs in zip(top, children, strict=True):
-        ordered.append(site)
-        ordered.extend(s for s in subs if query.sub_site_wanted(s) and not rules.site_blocked(s.url))
-    sites = _unique(ordered)
-    top_ids = {site.id for site in top}
-    subs = [site for site in sites if site.id not in top_ids]
-    for site, found in zip(subs, client.drives_of([s.id for s in subs]), strict=True):
-        site.drives = _drives_kept(site, found, query, rules)
-    return sites
+    return client.site_tree(
+        [site for site in top if not rules.site_blocked(site.url)],
+        sub_site_kept=lambda site: query.sub_site_wanted(site) and not rules.site_blocked(site.url),
+        drive_kept=lambda site, drive: query.drive_wanted(drive) and rules.drive_visible(site.url, drive.id),
+    )
 
 
 def _site_at(client: SitelibClient, query: SitelibQuery, url: str) -> Site:
@@ -126,20 +114,6 @@ def _site_at(client: SitelibClient, query: SitelibQuery, url: str) -> Site:
             "No site at this URL, or the app may not see it.",
             v2_type="value_error.site",
         ) from exc
-
-
-def _unique(sites) -> list[Site]:
-    seen: set[str] = set()
-    result = []
-    for site in sites:
-        if site.id not in seen:
-            seen.add(site.id)
-            result.append(site)
-    return result
-
-
-def _drives_kept(site: Site, drives: list[Drive], query: SitelibQuery, rules: SourceRules) -> list[Drive]:
-    return [d for d in drives if query.drive_wanted(d) and rules.drive_visible(site.url, d.id)]
 
 
 def _site_kept(site: Site, query: SitelibQuery, rules: SourceRules) -> bool:

@@ -1,9 +1,10 @@
 from django.urls import path
 
-from knowledge import apis
+from knowledge.apis import listings, search
 
 urlpatterns = [
-    path("sitelib/listing", apis.SitelibListingApi.as_view(), name="sitelib-listing"),
-    path("wikispace/space-listing", apis.WikiSpaceListingApi.as_view(), name="wikispace-space-listing"),
-    path("itsmplatform/kb-listing", apis.ItsmKbListingApi.as_view(), name="itsmplatform-kb-listing"),
+    path("sitelib/listing", listings.SitelibListingApi.as_view(), name="sitelib-listing"),
+    path("wikispace/space-listing", listings.WikiSpaceListingApi.as_view(), name="wikispace-space-listing"),
+    path("itsmplatform/kb-listing", listings.ItsmKbListingApi.as_view(), name="itsmplatform-kb-listing"),
+    path("knowledge/search", search.KnowledgeSearchApi.as_view(), name="knowledge-search"),
 ]

@@ -40,3 +40,33 @@ def make_api_key(tenant: Tenant, scopes: list[str] | None = None, **fields) -> t
         actor=system_actor("tests"),
         **fields,
     )
+
+
+def make_document(tenant: Tenant, chunks: list, **fields):
+    """A document of the tenant's knowledge base stored through the vector store; `chunks` are
+    (text, vector) pairs. Returns what `document_upsert` returns."""
+    from knowledge.vectors import document_upsert
+
+    number = next(_counter)
+    values = {
+        "platform_type": "sitelib",
+        "content_type": "sitelib_attachment",
+        "source_id": f"item-{number}",
+        "source_url": f"https://contoso.sitelib.test/sites/docs/Shared/file-{number}.docx",
+        "title": f"File {number}",
+        "content_hash": f"{number:064x}",
+        "audience": ["all"],
+        "metadata": {},
+        "sync_configuration_id": None,
+        "model": "test-model",
+    }
+    return document_upsert(tenant=tenant, chunks=chunks, **{**values, **fields})
+
+
+def make_searchable_document(tenant: Tenant, passages: list[str], **fields):
+    """A document whose passages are embedded by the configured embedder, so that search finds it."""
+    from knowledge.embeddings import embedder
+
+    model = embedder()
+    chunks = list(zip(passages, model.embed(passages), strict=True))
+    return make_document(tenant, chunks, model=model.model, **fields)[0]

@@ -1,5 +1,7 @@
 """Connectors: how a connection of each type becomes a vendor client (`integrations/`), with the
-vault credential it names, per-connector timeouts, and retries for `read` tools only.
+vault credential it names, per-connector timeouts, and retries for `read` tools only. The
+`knowledge` connector is the exception: it serves the tenant's own knowledge base in this service,
+so its connections have no base URL and no credential (`Connector.vendor` is False).
 
 Vendor failures become the tool interface's codes here: a vendor 429 is `RATE_LIMITED` (source
 `upstream`), a timeout `UPSTREAM_ERROR` 504, anything else `UPSTREAM_ERROR` 502 with the vendor's
@@ -34,6 +36,7 @@ class Connector:
     timeout: tuple[float, float]  # (connect, read) seconds of one vendor request
     build: Callable[[Connection, object, dict], VendorClient]  # (connection, credential, session options)
     health: Callable[[VendorClient], None]  # one cheap authenticated read; raises VendorError
+    vendor: bool = True  # False: no base URL, no vault credential (the credential passed is None)
 
     def timeouts(self, connection: Connection) -> tuple[float, float]:
         """The connector's timeouts, or the connection's own (`connect_timeout`, `read_timeout`)."""
@@ -139,6 +142,12 @@ def _sitelib(connection: Connection, credential, options: dict) -> VendorClient:
     )
 
 
+def _knowledge(connection: Connection, credential, options: dict):
+    from toolhub.tools.knowledge import KnowledgeBase
+
+    return KnowledgeBase(tenant=connection.tenant)
+
+
 def _itdocs(connection: Connection, credential, options: dict) -> VendorClient:
     from integrations.itdocs import ItdocsClient
 
@@ -153,6 +162,7 @@ CONNECTORS: dict[str, Connector] = {
         Connector("wikispace", "wiki", (5.0, 20.0), _wiki, lambda c: c.space_probe()),
         Connector("sitelib", "documents", (5.0, 30.0), _sitelib, lambda c: c.site_probe()),
         Connector("itdocs", "itdocs", (5.0, 20.0), _itdocs, lambda c: c.organization_probe()),
+        Connector("knowledge", "knowledge", (5.0, 60.0), _knowledge, lambda c: c.probe(), vendor=False),
     ]
 }
 
@@ -171,8 +181,11 @@ def connector_client(
 
 
 def _credential(connection: Connection, tenant, actor: dict, request_id: str, *, count: bool):
+    """The connection's live vault credential (None for a connector that uses none)."""
     from vault.services.use import credential_for_use
 
+    if not CONNECTORS[connection.connector].vendor:
+        return None
     try:
         return credential_for_use(
             tenant=tenant,
@@ -207,7 +220,7 @@ def upstream_run(*, call, tool, on_start: Callable[[], None] | None = None) -> o
     (`call.uncounted_access`)."""
     connection = call.connection
     credential = _credential(connection, call.tenant, call.actor, call.request_id, count=False)
-    call.uncounted_access = credential.uncounted
+    call.uncounted_access = credential.uncounted if credential is not None else None
     client = _client(connection, credential, read=tool.risk_level == RiskLevel.READ)
     if on_start is not None:
         on_start()

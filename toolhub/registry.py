@@ -25,6 +25,7 @@ DOMAINS: dict[str, tuple[str, ...]] = {
     "wiki": ("wikispace",),
     "documents": ("sitelib",),
     "itdocs": ("itdocs",),
+    "knowledge": ("knowledge",),  # the tenant's own knowledge base, in this service
 }
 TOOL_KEY = re.compile(r"^[a-z][a-z0-9_]*\.[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)+$")
 

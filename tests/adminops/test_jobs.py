@@ -86,7 +86,7 @@ def test_every_named_job_is_known_and_beat_schedules_the_periodic_ones():
     ]
     schedule = jobs.beat_schedule()
     assert schedule["job:cleanupExpiredSessions"]["args"] == ("cleanupExpiredSessions",)
-    assert "job:dataSync" not in schedule
+    assert schedule["job:dataSync"]["args"] == ("dataSync",)
 
 
 def test_an_implementation_for_an_unknown_job_is_refused():

@@ -1,28 +1,28 @@
 """A fake document-site API in the Graph style under `/v1.0`: site search, a site by host and
-path, sub-sites, drives and a drive's root children, each paged through `@odata.nextLink`, and JSON
-batching (`POST /v1.0/$batch`); bearer tokens are checked against the ones the fake identity
-platform issued."""
+path, sub-sites, drives, and JSON batching (`POST /v1.0/$batch`); each drive's tree of items
+(`tests/fakes/graph_drive.py`) with its children, items by id or path, the change feed
+(`root/delta`) and content (a 302 to a download URL on the same fake, as the platform answers).
+Collections are paged through `@odata.nextLink`; bearer tokens are checked against the ones the
+fake identity platform issued. Every request is recorded (`received`, `requests_to`), sub-requests
+of batches included, so tests can tell what crossed the network."""
 
 from __future__ import annotations
 
 import json
+import threading
 import uuid
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from urllib.parse import parse_qs, quote, unquote, urlsplit
 
+from tests.fakes.graph_drive import FakeDrive, graph_error
+from tests.fakes.graph_files import DriveItemRoutes
 from tests.fakes.server import FakeVendor, Received, Reply, route
 
+__all__ = ["FakeDrive", "FakeGraph", "FakeSite"]
+
 BATCH_LIMIT = 20  # the platform's own limit of requests in one JSON batch
-
-
-@dataclass
-class FakeDrive:
-    id: str
-    name: str
-    drive_type: str
-    web_url: str
-    items: list[dict] = field(default_factory=list)
 
 
 @dataclass
@@ -37,7 +37,7 @@ class FakeSite:
     drives: list[FakeDrive] = field(default_factory=list)
 
 
-class FakeGraph(FakeVendor):
+class FakeGraph(DriveItemRoutes, FakeVendor):
     def __init__(self, *, tokens: set[str], page_size: int = 100, **kw) -> None:
         super().__init__(**kw)
         self.tokens = tokens
@@ -45,10 +45,15 @@ class FakeGraph(FakeVendor):
         self.sites: dict[str, FakeSite] = {}
         self.drives: dict[str, FakeDrive] = {}
         self.host = "contoso.sitelib.test"
+        # Called with the item when its content is asked for, before the 302 leaves.
+        self.on_content: Callable[[dict], None] | None = None
+        self._downloads: dict[str, tuple[FakeDrive, dict]] = {}
+        self._stopping = threading.Event()  # ends stalled downloads when the fake stops
         # Sub-requests of JSON batches run here, concurrently (see `batch`).
         self._batch_pool = ThreadPoolExecutor(max_workers=128, thread_name_prefix="fake-graph-batch")
 
     def stop(self) -> None:
+        self._stopping.set()
         super().stop()
         self._batch_pool.shutdown(wait=False, cancel_futures=True)
 
@@ -82,26 +87,6 @@ class FakeGraph(FakeVendor):
         self.drives[drive.id] = drive
         return drive
 
-    def add_folder(self, drive: FakeDrive, name: str, *, child_count: int = 0) -> dict:
-        item = {
-            "id": uuid.uuid4().hex.upper(),
-            "name": name,
-            "webUrl": f"{drive.web_url}/{quote(name)}",
-            "folder": {"childCount": child_count},
-        }
-        drive.items.append(item)
-        return item
-
-    def add_file(self, drive: FakeDrive, name: str) -> None:
-        drive.items.append(
-            {
-                "id": uuid.uuid4().hex.upper(),
-                "name": name,
-                "webUrl": f"{drive.web_url}/{quote(name)}",
-                "file": {},
-            }
-        )
-
     # ---- routes
     @route("GET", r"/v1\.0/sites")
     def search_sites(self, request):
@@ -134,13 +119,6 @@ class FakeGraph(FakeVendor):
             {"id": d.id, "name": d.name, "driveType": d.drive_type, "webUrl": d.web_url} for d in site.drives
         ]
         return self._page(request, rows)
-
-    @route("GET", r"/v1\.0/drives/(?P<drive_id>[^/]+)/root/children")
-    def root_children(self, request, drive_id):
-        drive = self.drives.get(unquote(drive_id))
-        if drive is None:
-            return self._authorized(request) or Reply(404, _error("itemNotFound", "Drive not found"))
-        return self._page(request, list(drive.items))
 
     @route("POST", r"/v1\.0/\$batch")
     def batch(self, request):
@@ -238,5 +216,4 @@ def _sub_response(key: str, reply: Reply) -> dict:
     return {"id": key, "status": reply.status, "headers": headers, "body": body}
 
 
-def _error(code: str, message: str) -> dict:
-    return {"error": {"code": code, "message": message, "innerError": {"request-id": str(uuid.uuid4())}}}
+_error = graph_error  # the name other fakes import

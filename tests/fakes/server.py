@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import json
 import re
+import socket
 import ssl
+import struct
 import tempfile
 import threading
 import time
@@ -51,6 +53,10 @@ class Reply:
         if isinstance(self.body, str):
             return self.body.encode(), headers
         return self.body or b"", headers
+
+
+class ResetConnection(Exception):
+    """Raised by a route: the server drops the connection at once (a TCP reset), answering nothing."""
 
 
 def route(method: str, pattern: str):
@@ -173,7 +179,13 @@ def _handler_for(fake: FakeVendor):
             fake.received.append(request)
         if fake.latency:
             time.sleep(fake.latency)
-        reply = fake.handle(request)
+        try:
+            reply = fake.handle(request)
+        except ResetConnection:
+            # Linger on with a zero timeout: closing the socket sends a reset instead of a FIN.
+            self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            self.close_connection = True
+            return
         body, headers = reply.encoded()
         self.send_response(reply.status)
         for name, value in headers.items():

@@ -63,3 +63,34 @@ def record_failure(store):
         )
 
     return record
+
+
+# ---- ingestion runs: the fake identity and document-site platforms (tests/knowledge/conftest.py)
+from tests.knowledge.conftest import (  # noqa: E402
+    CLIENT_ID,
+    CLOUD_TID,
+    SECRET,
+    app_certificate,  # noqa: F401
+    graph,  # noqa: F401
+    identity,  # noqa: F401
+    platforms_reachable,  # noqa: F401
+)
+
+DOMAIN = "acme.example.com"
+
+
+@pytest.fixture
+def app_registration(tenant):
+    """The tenant's vault credential for the document sites, under the default integration id."""
+    from adminops.audit import system_actor
+    from vault.services import credential_store
+
+    return credential_store(
+        tenant=tenant,
+        actor=system_actor("tests"),
+        integration_id=f"sitelib-{DOMAIN}",
+        name="document sites",
+        auth_type="oauth2_client_credentials",
+        metadata={"cloud_tid": CLOUD_TID, "client_id": CLIENT_ID},
+        secrets={"client_secret": SECRET},
+    )

@@ -76,6 +76,20 @@ def test_a_vendor_that_does_not_answer_in_time_is_a_read_timeout(private_ok):
         outbound_session().get(fake.url + "/thing", timeout=(2, 0.1))
 
 
+def test_a_deadline_covers_every_redirect_hop(private_ok):
+    with Flaky(failures=0, latency=0.7) as fake, outbound_session() as session:
+        assert session.get(fake.url + "/moved").status_code == 200  # 1.4 s in two hops
+        with pytest.raises(requests.Timeout):
+            session.get(fake.url + "/moved", deadline=time.monotonic() + 1.0)
+        assert [r.path for r in fake.received][2:] == ["/moved", "/thing"]
+
+
+def test_no_retry_waits_past_the_deadline(private_ok):
+    with Flaky(failures=1, retry_after="2") as fake, outbound_session() as session:
+        response = session.get(fake.url + "/thing", deadline=time.monotonic() + 1.0)
+    assert response.status_code == 429 and len(fake.received) == 1
+
+
 def test_a_refused_connection_is_a_connection_error(private_ok):
     with socket.socket() as unused:
         unused.bind(("127.0.0.1", 0))  # bound, never listening: connecting to it is refused

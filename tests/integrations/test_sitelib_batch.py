@@ -1,4 +1,4 @@
-"""The sitelib client's JSON batches (integrations/sitelib_batch.py) against the fake platform's
+"""The sitelib client's JSON batches (integrations/sitelib/batch.py) against the fake platform's
 `$batch`: every read answered as if sent alone, failures mapped exactly as the single call's."""
 
 from __future__ import annotations

@@ -28,6 +28,8 @@ VAULT_READ = Need("integration_viewer", "vault:read")
 VAULT_WRITE = Need("integration_admin", "vault:write")
 VAULT_SECRETS = Need("integration_admin", "vault:secrets")
 KNOWLEDGE = Need("integration_admin", "knowledge:read")
+KNOWLEDGE_VIEW = Need("integration_viewer", "knowledge:read")  # ingestion status, knowledge search
+KNOWLEDGE_WRITE = Need("integration_admin", "knowledge:write")  # uploads, ingest, deletes
 ADMIN_READ = Need("tenant_admin", "admin:read")
 ADMIN_WRITE = Need("tenant_admin", "admin:write")
 AUDIT = Need("audit_viewer", "admin:read")
@@ -82,6 +84,12 @@ REQUIRES: dict[tuple[str, str], Need] = {
     ("v2/sitelib/listing", "POST"): KNOWLEDGE,
     ("v2/wikispace/space-listing", "POST"): KNOWLEDGE,
     ("v2/itsmplatform/kb-listing", "POST"): KNOWLEDGE,
+    ("v2/knowledge/search", "POST"): KNOWLEDGE_VIEW,
+    ("v2/sitelib/upload", "POST"): KNOWLEDGE_WRITE,
+    ("v2/sitelib/ingest", "POST"): KNOWLEDGE_WRITE,
+    ("v2/sitelib/status", "GET"): KNOWLEDGE_VIEW,
+    ("v2/sitelib/delete", "POST"): KNOWLEDGE_WRITE,
+    ("v2/sitelib/sources", "DELETE"): KNOWLEDGE_WRITE,
     ("api/v1/tools", "GET"): ANY_MEMBER,
     ("api/v1/tools/{tool_key}", "GET"): ANY_MEMBER,
     ("api/v1/tools/{tool_key}/execute", "POST"): EXECUTE,

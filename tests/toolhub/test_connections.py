@@ -117,7 +117,14 @@ def test_it_refuses_bad_fields(admin_client, credential, itdocs_fake, over, stat
 
 def test_a_missing_field_is_a_400(admin_client, credential):
     error = assert_tool_error(admin_client.post(URL, {"name": "x"}, format="json"), 400, "VALIDATION_ERROR")
-    assert {"domain", "connector", "base_url", "integrationId"} <= set(error["details"])
+    assert {"domain", "connector"} <= set(error["details"])
+
+
+def test_a_vendor_connection_without_its_url_and_credential_is_a_400(admin_client, credential):
+    body = {"name": "x", "domain": "itdocs", "connector": "itdocs"}
+    error = assert_tool_error(admin_client.post(URL, body, format="json"), 400, "VALIDATION_ERROR")
+    assert set(error["details"]) == {"base_url", "integrationId"}
+    assert not Connection.objects.exists()
 
 
 @pytest.mark.parametrize("method", ["post", "patch"])

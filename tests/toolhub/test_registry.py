@@ -10,10 +10,10 @@ from tests.toolhub.support import assert_tool_ok
 from toolhub.registry import Tool, registry_problems, tool_register, tools_all
 
 
-def test_the_shipped_tools_cover_four_domains_and_pass_the_start_up_check():
+def test_the_shipped_tools_cover_five_domains_and_pass_the_start_up_check():
     tools = tools_all()
     assert len(tools) >= 12
-    assert {t.domain for t in tools} == {"itsm", "wiki", "documents", "itdocs"}
+    assert {t.domain for t in tools} == {"itsm", "wiki", "documents", "itdocs", "knowledge"}
     assert registry_problems() == []
 
 

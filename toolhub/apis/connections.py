@@ -37,8 +37,12 @@ class ConnectionCreateInput(serializers.Serializer):
     name = StringField(max_length=255)
     domain = serializers.ChoiceField(choices=sorted(DOMAINS))
     connector = StringField(max_length=32)
-    base_url = UrlStringField(max_length=500)
-    integrationId = StringField(max_length=255)
+    base_url = UrlStringField(
+        max_length=500, required=False, default="", help_text="Required, except for the knowledge connector."
+    )
+    integrationId = StringField(
+        max_length=255, required=False, default="", help_text="Required, except for the knowledge connector."
+    )
     is_default = StrictBooleanField(required=False)
     settings = serializers.DictField(required=False)
 

@@ -1,6 +1,7 @@
 """Connections: a tenant's link to one vendor instance for one domain, authenticated by a vault
 credential named by its integrationId. At most one default per domain (a partial unique constraint
-backs it; changing the default happens under row locks in one transaction)."""
+backs it; changing the default happens under row locks in one transaction). A connection of the
+`knowledge` connector links to the tenant's own knowledge base: no base URL, no credential."""
 
 from __future__ import annotations
 
@@ -13,10 +14,10 @@ from django.utils import timezone
 
 from adminops.audit import audit_record
 from adminops.models import Tenant
-from config.api.errors import ApiError, Conflict, value_error
+from config.api.errors import ApiError, Conflict, FieldError, RequestInvalid, value_error
 from config.api.timestamps import iso_ms
 from integrations.http import guard_field
-from toolhub.connectors import connection_probe
+from toolhub.connectors import CONNECTORS, connection_probe
 from toolhub.models import Connection
 from toolhub.registry import DOMAINS
 
@@ -32,16 +33,15 @@ def connection_create(
     name: str,
     domain: str,
     connector: str,
-    base_url: str,
-    integration_id: str,
+    base_url: str = "",
+    integration_id: str = "",
     is_default: bool | None = None,
     settings: dict | None = None,
     request_id: str = "",
 ) -> Connection:
     _check_domain(domain, connector)
-    guard_field("base_url", base_url)
+    _check_target(tenant, connector, {"base_url": base_url, "integration_id": integration_id})
     _check_settings(settings or {})
-    _check_credential(tenant, integration_id)
     connection = Connection(
         tenant=tenant,
         name=name,
@@ -70,12 +70,11 @@ def connection_update(
 ) -> Connection:
     if "status" in changes and changes["status"] not in Connection.Status.values:
         raise value_error("status", "Must be one of: active, inactive.", v2_type="value_error.const")
-    if "base_url" in changes:
-        guard_field("base_url", changes["base_url"])
+    targets = {k: v for k, v in changes.items() if k in ("base_url", "integration_id")}
+    if targets:
+        _check_target(tenant, connection.connector, targets)
     if "settings" in changes:
         _check_settings(changes["settings"])
-    if "integration_id" in changes:
-        _check_credential(tenant, changes["integration_id"])
     with _unique_name(changes.get("name", "")), transaction.atomic():
         locked = Connection.objects.select_for_update().get(id=connection.id, tenant=tenant)
         changed = {k: v for k, v in changes.items() if k in UPDATABLE and getattr(locked, k) != v}
@@ -148,6 +147,31 @@ def _check_domain(domain: str, connector: str) -> None:
         raise value_error("domain", f"Unknown domain; allowed: {', '.join(sorted(DOMAINS))}.")
     if connector not in DOMAINS[domain]:
         raise value_error("connector", f"The {domain} domain is served by: {', '.join(DOMAINS[domain])}.")
+
+
+_FIELD_NAMES = {"base_url": "base_url", "integration_id": "integrationId"}
+
+
+def _check_target(tenant: Tenant, connector: str, values: dict) -> None:
+    """A vendor's connection needs its base URL (one the guard would call) and a live credential of
+    the tenant; the knowledge connector's takes neither. `values` holds the fields being set."""
+    if not CONNECTORS[connector].vendor:
+        given = [_FIELD_NAMES[name] for name, value in values.items() if value]
+        if given:
+            raise value_error(given[0], f"The {connector} connector takes no {given[0]}: leave it out.")
+        return
+    missing = [_FIELD_NAMES[name] for name, value in values.items() if not value]
+    if missing:
+        raise RequestInvalid(
+            [
+                FieldError((f,), "This field is required.", "value_error.missing", "field required", True)
+                for f in missing
+            ]
+        )
+    if "base_url" in values:
+        guard_field("base_url", values["base_url"])
+    if "integration_id" in values:
+        _check_credential(tenant, values["integration_id"])
 
 
 def _check_settings(settings: dict) -> None:

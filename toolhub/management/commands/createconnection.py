@@ -18,10 +18,14 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("--tenant", required=True, help="tenant UUID")
         parser.add_argument("--name", required=True)
-        parser.add_argument("--domain", required=True, help="itsm, wiki, documents or itdocs")
-        parser.add_argument("--connector", required=True, help="itsmplatform, wikispace, sitelib or itdocs")
-        parser.add_argument("--base-url", required=True)
-        parser.add_argument("--integration-id", required=True, help="the tenant's vault integrationId")
+        parser.add_argument("--domain", required=True, help="itsm, wiki, documents, itdocs or knowledge")
+        parser.add_argument(
+            "--connector", required=True, help="itsmplatform, wikispace, sitelib, itdocs or knowledge"
+        )
+        parser.add_argument("--base-url", default="", help="the vendor's URL (not for knowledge)")
+        parser.add_argument(
+            "--integration-id", default="", help="the tenant's vault integrationId (not for knowledge)"
+        )
         default = parser.add_mutually_exclusive_group()
         default.add_argument("--default", dest="is_default", action="store_true", default=None)
         default.add_argument("--no-default", dest="is_default", action="store_false")

@@ -3,8 +3,6 @@ call a service, shape. Errors render in the /v2 shapes by path prefix."""
 
 from __future__ import annotations
 
-from urllib.parse import urlsplit
-
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers
 from rest_framework.response import Response
@@ -16,43 +14,8 @@ from config.api.validation import validated
 from config.api.views import TenantAPIView
 from integrations.itsm import ItsmCredentials, instance_host_valid
 from integrations.sitelib import SitelibCredentials, cloud_tid_valid, thumbprint_valid
+from knowledge.apis import MAX_ITEMS, ContentRestrictionSerializer, HttpUrlField, string_list
 from knowledge.services import SitelibQuery, itsm_kb_listing, sitelib_listing, wiki_space_listing
-
-MAX_ITEMS = 500
-
-
-class HttpUrlField(serializers.CharField):
-    """An http(s) URL with a host; the v2 type names follow pydantic's AnyHttpUrl."""
-
-    def __init__(self, **kwargs):
-        kwargs.setdefault("max_length", 2048)
-        super().__init__(**kwargs)
-
-    def to_internal_value(self, data):
-        value = super().to_internal_value(data)
-        try:
-            parts = urlsplit(value)
-            parts.port  # noqa: B018 - raises on a malformed port
-        except ValueError as exc:
-            raise serializers.ValidationError(
-                "invalid or missing URL scheme", code="value_error.url"
-            ) from exc
-        if parts.scheme not in ("http", "https"):
-            raise serializers.ValidationError("URL scheme not permitted", code="value_error.url.scheme")
-        if not parts.hostname:
-            raise serializers.ValidationError("URL host invalid", code="value_error.url.host")
-        return value
-
-
-def _strings(**kwargs) -> serializers.ListField:
-    return serializers.ListField(
-        child=serializers.CharField(max_length=2048),
-        required=False,
-        default=list,
-        max_length=MAX_ITEMS,
-        **kwargs,
-    )
-
 
 # ---- sitelib
 
@@ -94,23 +57,14 @@ class SitelibAuthorizationSerializer(serializers.Serializer):
         return attrs
 
 
-class ContentRestrictionSerializer(serializers.Serializer):
-    audience = _strings()
-    blacklisted = serializers.BooleanField(required=False, default=False)
-    source_restriction = serializers.BooleanField(required=False, default=False)
-
-    class Meta:
-        ref_name = "SitelibContentRestriction"
-
-
 class SitelibListingInput(serializers.Serializer):
     authorization = SitelibAuthorizationSerializer()
     site_urls = serializers.ListField(
         child=HttpUrlField(), required=False, default=list, max_length=MAX_ITEMS
     )
-    sub_sites = _strings()
-    drives = _strings()
-    folders = _strings(help_text="Folder names, ids or server-relative paths; `*` for every root folder.")
+    sub_sites = string_list()
+    drives = string_list()
+    folders = string_list(help_text="Folder names, ids or server-relative paths; `*` for every root folder.")
     content_restriction = ContentRestrictionSerializer(required=False)
     blacklisted = serializers.BooleanField(required=False, default=False)
     source_restriction = serializers.BooleanField(required=False, default=False)

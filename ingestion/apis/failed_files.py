@@ -7,27 +7,21 @@ from rest_framework import serializers
 
 from adminops.access import KNOWLEDGE_READ
 from config.api.envelopes import v2_response
-from config.api.errors import FieldError, RequestInvalid
 from config.api.schema import V2DetailSerializer, v2_envelope
 from config.api.timestamps import iso_ms
 from config.api.validation import validated
 from config.api.views import TenantAPIView
+from ingestion.apis.params import int_query
 from ingestion.records import PLATFORM_TYPES, FailedFile
-from ingestion.selectors import failed_file_list, vectordb_tenant_check
+from ingestion.selectors import failed_file_list
+from knowledge.apis import VectordbConfigSerializer
+from knowledge.selectors import vectordb_tenant_check
 
 MAX_LIMIT = 100
 
 
-class FailedFilesVectordbConfigInput(serializers.Serializer):
-    platform_domain = serializers.CharField(max_length=255)
-    tenant_id = serializers.CharField(max_length=255)
-
-    class Meta:
-        ref_name = "FailedFilesVectordbConfig"
-
-
 class FailedFilesListInput(serializers.Serializer):
-    vectordb_config = FailedFilesVectordbConfigInput()
+    vectordb_config = VectordbConfigSerializer()
     platform_type = serializers.ChoiceField(choices=PLATFORM_TYPES)
 
     class Meta:
@@ -103,29 +97,6 @@ def _record_output(record: FailedFile) -> dict:
 
 def _page_params(request) -> tuple[int | None, int]:
     """The optional limit/offset extension; bad values are /v2 query errors (422, loc ["query", name])."""
-    limit = _int_query(request, "limit", low=1, high=MAX_LIMIT)
-    offset = _int_query(request, "offset", low=0, high=10**9)
+    limit = int_query(request, "limit", low=1, high=MAX_LIMIT)
+    offset = int_query(request, "offset", low=0, high=10**9)
     return limit, offset or 0
-
-
-def _int_query(request, name: str, *, low: int, high: int) -> int | None:
-    raw = request.query_params.get(name)
-    if raw is None:
-        return None
-    try:
-        value = int(raw)
-    except ValueError:
-        raise _query_error(name, "value is not a valid integer", "type_error.integer", shape=True) from None
-    if value < low:
-        raise _query_error(
-            name, f"ensure this value is greater than or equal to {low}", "value_error.number.not_ge"
-        )
-    if value > high:
-        raise _query_error(
-            name, f"ensure this value is less than or equal to {high}", "value_error.number.not_le"
-        )
-    return value
-
-
-def _query_error(name: str, message: str, v2_type: str, *, shape: bool = False) -> RequestInvalid:
-    return RequestInvalid([FieldError((name,), message, v2_type, message, shape=shape)], where="query")

@@ -1,0 +1,1 @@
+"""/v2 ingestion endpoints: failed-file records and the sitelib sync endpoints."""

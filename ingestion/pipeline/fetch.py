@@ -1,0 +1,59 @@
+"""Pipeline stage "fetch": decide from the item's metadata whether it can be read (size, type), then
+download it within `INGEST_DOWNLOAD_TIMEOUT_S`, retries included. An oversized item's content is
+never asked for."""
+
+from __future__ import annotations
+
+from django.conf import settings
+
+from ingestion.pipeline.extract import ExtractionFailed, format_check
+from ingestion.pipeline.failures import ItemFailed, ItemGone
+from integrations.errors import (
+    ContentTooLarge,
+    VendorDenied,
+    VendorError,
+    VendorNotFound,
+    VendorTimeout,
+)
+from integrations.http import OutboundRefused
+from integrations.sitelib import DriveItem, SitelibClient, item_too_large
+
+MB = 1024 * 1024
+
+
+def max_bytes() -> int:
+    return settings.INGEST_MAX_FILE_MB * MB
+
+
+def item_check(*, item: DriveItem, use_ocr: bool) -> None:
+    """FILE_TOO_LARGE from the platform's size, then UNSUPPORTED_FORMAT (or OCR_FAILED for an
+    image without OCR) from the name and MIME type: both before any download."""
+    if item_too_large(item, max_bytes()):
+        raise ItemFailed(
+            "FILE_TOO_LARGE",
+            f"{item.size / MB:.1f} MB is over the limit of {settings.INGEST_MAX_FILE_MB} MB "
+            "(INGEST_MAX_FILE_MB).",
+        )
+    try:
+        format_check(file_name=item.name, mime_type=item.mime_type or None, use_ocr=use_ocr)
+    except ExtractionFailed as exc:
+        raise ItemFailed(exc.error_type, exc.message) from None
+
+
+def item_download(*, client: SitelibClient, item: DriveItem) -> bytes:
+    try:
+        return client.item_content(
+            item.drive_id, item.id, max_bytes=max_bytes(), timeout_s=settings.INGEST_DOWNLOAD_TIMEOUT_S
+        )
+    except VendorNotFound as exc:
+        raise ItemGone(item.id) from exc
+    except ContentTooLarge as exc:
+        raise ItemFailed("FILE_TOO_LARGE", exc.message) from None
+    except VendorTimeout as exc:
+        raise ItemFailed("TIMEOUT", exc.message) from None
+    except VendorDenied as exc:
+        raise ItemFailed("ACCESS_DENIED", exc.message) from None
+    except VendorError as exc:  # unreachable, reset, throttled past the budget, 5xx
+        raise ItemFailed("NETWORK_ERROR", exc.message) from None
+    except OutboundRefused as exc:
+        raise ItemFailed("NETWORK_ERROR", f"The download was refused by the outbound guard: {exc}") from None

@@ -1,0 +1,215 @@
+"""One attempt at a sync run (the Celery task calls this): claim the run, discover, then each item
+through the stages (fetch, extract, chunk, embed, store), a stop request honoured at the next
+item, and the run's status decided at the end. Per-item failures never stop a run."""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+
+from django.conf import settings
+
+from ingestion.models import Platform, SyncRun
+from ingestion.pipeline.chunk import text_chunk
+from ingestion.pipeline.context import RunContext, source_id_of
+from ingestion.pipeline.discover import Discovery, discover, scope_query
+from ingestion.pipeline.embed import chunks_embed
+from ingestion.pipeline.extract import ExtractionFailed, text_extract
+from ingestion.pipeline.failures import ItemFailed, ItemGone, RunFailed
+from ingestion.pipeline.fetch import item_check, item_download
+from ingestion.pipeline.source import sitelib_client
+from ingestion.pipeline.store import (
+    Prepared,
+    document_store,
+    failure_store,
+    item_unchanged,
+    removal_store,
+    skip_store,
+)
+from ingestion.services.runs import (
+    LeaseLost,
+    sync_run_claim,
+    sync_run_discovered,
+    sync_run_finish,
+    sync_run_handled,
+)
+from integrations.errors import VendorError
+from integrations.http import OutboundRefused
+from integrations.sitelib import DriveItem
+from knowledge.embeddings import embedder
+from knowledge.selectors import documents_of_configuration
+
+logger = logging.getLogger(__name__)
+
+STOPPED = "Stopped by an operator."
+NOT_COMMITTED_RETRY_S = 0.5
+
+
+def sync_run_execute(*, run_id: str) -> float | None:
+    """Run (or resume) the run; returns after how many seconds to try again when it cannot be
+    taken now (not committed yet, or held by a live attempt), else None."""
+    claim = sync_run_claim(run_id=run_id)
+    if claim.missing:
+        return NOT_COMMITTED_RETRY_S
+    if claim.run is None:
+        return claim.retry_in
+    try:
+        _execute(claim.run, claim.holder)
+    except LeaseLost:
+        logger.warning("Run %s was taken over by another attempt; this one stops", claim.run.public_id)
+    return None
+
+
+def _execute(run: SyncRun, holder: str) -> None:
+    configuration = run.configuration
+    if configuration.platform != Platform.SITELIB:
+        sync_run_finish(
+            run=run,
+            holder=holder,
+            status=SyncRun.Status.FAILED,
+            error=f"Runs of {configuration.platform} configurations are not available yet.",
+        )
+        return
+    try:
+        client = sitelib_client(configuration=configuration)
+        with client:
+            _run_with(run, holder, client)
+    except RunFailed as exc:
+        sync_run_finish(run=run, holder=holder, status=SyncRun.Status.FAILED, error=str(exc))
+    except LeaseLost:
+        raise
+    except Exception:
+        logger.exception("Run %s failed", run.public_id)
+        sync_run_finish(
+            run=run,
+            holder=holder,
+            status=SyncRun.Status.FAILED,
+            error="The run stopped on an internal error; it was logged.",
+        )
+
+
+def _run_with(run: SyncRun, holder: str, client) -> None:
+    configuration = run.configuration
+    restriction = configuration.content_restriction or {}
+    ctx = RunContext(
+        run=run,
+        holder=holder,
+        configuration=configuration,
+        tenant=configuration.tenant,
+        client=client,
+        embedder=embedder(),
+        audience=list(restriction.get("audience") or []) or ["all"],
+        use_ocr=configuration.use_ocr,
+    )
+    try:
+        found = discover(
+            client=client,
+            tenant=ctx.tenant,
+            query=scope_query(scope=configuration.scope, restriction=restriction),
+            tokens=configuration.delta_tokens if run.incremental else {},
+            incremental=run.incremental,
+            since=run.window_start,
+        )
+    except (VendorError, OutboundRefused) as exc:
+        raise RunFailed(f"Discovery failed: {getattr(exc, 'message', exc)}") from None
+    handled = sync_run_handled(run=run)
+    stop = sync_run_discovered(run=run, holder=holder, count=len(found.files))
+    for item in found.deleted:
+        if stop:
+            break
+        if source_id_of(item) not in handled:
+            stop = bool(removal_store(ctx=ctx, item=item))
+    if not stop:
+        stop = _ingest(ctx, [item for item in found.files if source_id_of(item) not in handled])
+    if not stop and not run.incremental:
+        stop = _remove_unseen(ctx, found, handled)
+    if stop:
+        sync_run_finish(run=run, holder=holder, status=SyncRun.Status.STOPPED, error=STOPPED)
+    else:
+        sync_run_finish(run=run, holder=holder, delta_tokens=found.delta_tokens)
+
+
+def _ingest(ctx: RunContext, items: list[DriveItem]) -> bool:
+    """Every item through the stages; chunks of several documents are embedded together. Returns
+    whether a stop was requested (then the documents still waiting for embeddings are left for
+    the next run)."""
+    waiting: list[Prepared] = []
+    for item in items:
+        try:
+            prepared = _prepare(ctx, item)
+        except ItemFailed as failure:
+            stop = failure_store(ctx=ctx, item=item, failure=failure)
+        except ItemGone:
+            stop = bool(removal_store(ctx=ctx, item=item))
+        else:
+            if prepared is None:
+                stop = skip_store(ctx=ctx, item=item)
+            else:
+                waiting.append(prepared)
+                stop = False
+                if sum(len(p.chunks) for p in waiting) >= settings.INGEST_EMBED_BATCH:
+                    stop, waiting = _embed_and_store(ctx, waiting), []
+        if stop:
+            return True
+    return _embed_and_store(ctx, waiting) if waiting else False
+
+
+def _prepare(ctx: RunContext, item: DriveItem) -> Prepared | None:
+    """The item's text cut into chunks; None when the index already holds it as it is."""
+    item_check(item=item, use_ocr=ctx.use_ocr)
+    if item_unchanged(ctx=ctx, item=item):
+        return None
+    content = item_download(client=ctx.client, item=item)
+    try:
+        text = text_extract(
+            content=content, file_name=item.name, mime_type=item.mime_type or None, use_ocr=ctx.use_ocr
+        )
+    except ExtractionFailed as exc:
+        raise ItemFailed(exc.error_type, exc.message) from None
+    text_hash = hashlib.sha256(text.encode("utf-8")).hexdigest()
+    if item_unchanged(ctx=ctx, item=item, text_hash=text_hash):
+        return None
+    return Prepared(item=item, text_hash=text_hash, chunks=text_chunk(text))
+
+
+def _embed_and_store(ctx: RunContext, waiting: list[Prepared]) -> bool:
+    stop = False
+    vectors = chunks_embed(embedder=ctx.embedder, documents=[p.chunks for p in waiting])
+    for prepared, result in zip(waiting, vectors, strict=True):
+        if isinstance(result, ItemFailed):
+            stop = failure_store(ctx=ctx, item=prepared.item, failure=result) or stop
+        else:
+            stop = _store(ctx, prepared, result) or stop
+    return stop
+
+
+def _store(ctx: RunContext, prepared: Prepared, vectors) -> bool:
+    try:
+        return document_store(ctx=ctx, prepared=prepared, vectors=vectors)
+    except ValueError as exc:  # the vector store refused the vectors or the document's fields
+        failure = ItemFailed("VECTOR_EMBEDDING_FAILED", f"The vector store refused the document: {exc}")
+        return failure_store(ctx=ctx, item=prepared.item, failure=failure)
+
+
+def _remove_unseen(ctx: RunContext, found: Discovery, handled: set[str]) -> bool:
+    """A full run saw every file in scope of the drives it walked: the configuration's documents
+    in those drives that it did not see are gone from the source (or out of the scope now) and
+    leave the knowledge base. Returns whether a stop was requested."""
+    seen = {source_id_of(item) for item in found.files} | handled
+    walked = set(found.walked_drives)
+    for document in documents_of_configuration(
+        tenant=ctx.tenant, sync_configuration_id=ctx.configuration.public_id
+    ):
+        metadata = document.metadata or {}
+        if document.source_id in seen or metadata.get("drive_id") not in walked:
+            continue
+        gone = DriveItem(
+            id=str(metadata.get("item_id") or ""),
+            drive_id=str(metadata["drive_id"]),
+            name=document.title,
+            web_url=document.source_url,
+            deleted=True,
+        )
+        if removal_store(ctx=ctx, item=gone):
+            return True
+    return False

@@ -1,0 +1,93 @@
+"""POST /v2/knowledge/search (DESIGN section 15): the tenant's knowledge base, searched by meaning."""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import serializers
+
+from adminops.access import KNOWLEDGE_VIEW
+from config.api.envelopes import v2_response
+from config.api.errors import ServiceUnavailable
+from config.api.schema import V2DetailSerializer, v2_envelope
+from config.api.validation import validated
+from config.api.views import TenantAPIView
+from knowledge.apis import VectordbConfigSerializer
+from knowledge.embeddings import EmbeddingFailed
+from knowledge.models import PLATFORM_TYPES
+from knowledge.selectors import documents_search, vectordb_tenant_check
+
+MAX_TOP_K = 50
+MAX_QUERY = 2000
+
+
+class KnowledgeSearchInput(serializers.Serializer):
+    query = serializers.CharField(max_length=MAX_QUERY, help_text="What to look for, in plain words.")
+    vectordb_config = VectordbConfigSerializer()
+    top_k = serializers.IntegerField(min_value=1, max_value=MAX_TOP_K, required=False, default=5)
+    platform_types = serializers.ListField(
+        child=serializers.ChoiceField(choices=PLATFORM_TYPES),
+        required=False,
+        allow_empty=False,
+        max_length=len(PLATFORM_TYPES),
+        help_text="Only these platforms' documents (default: every platform).",
+    )
+    audience = serializers.ListField(
+        child=serializers.CharField(max_length=255),
+        required=False,
+        max_length=100,
+        help_text="Groups the results are for: their chunks and everyone's (default: no restriction).",
+    )
+
+    class Meta:
+        ref_name = "KnowledgeSearchInput"
+
+
+class KnowledgeSearchResult(serializers.Serializer):
+    document_id = serializers.CharField(help_text="doc-<uuid>")
+    title = serializers.CharField()
+    source_url = serializers.CharField()
+    platform_type = serializers.CharField()
+    content_type = serializers.CharField()
+    chunk = serializers.CharField(help_text="The passage that matched.")
+    score = serializers.FloatField(help_text="Cosine similarity to the query, -1..1; best first.")
+
+    class Meta:
+        ref_name = "KnowledgeSearchResult"
+
+
+class KnowledgeSearchData(serializers.Serializer):
+    results = KnowledgeSearchResult(many=True)
+    model = serializers.CharField(help_text="The embedding model that ranked the chunks.")
+
+    class Meta:
+        ref_name = "KnowledgeSearchData"
+
+
+class KnowledgeSearchApi(TenantAPIView):
+    access = KNOWLEDGE_VIEW
+
+    @extend_schema(
+        operation_id="knowledge_search",
+        summary="Search the tenant's knowledge base by meaning",
+        request=KnowledgeSearchInput,
+        responses={
+            200: v2_envelope("KnowledgeSearchEnvelope", KnowledgeSearchData()),
+            503: OpenApiResponse(V2DetailSerializer, description="The query could not be embedded."),
+        },
+        tags=["knowledge"],
+        description="The passages of ingested documents nearest in meaning to `query`, best first.",
+    )
+    def post(self, request):
+        data = validated(KnowledgeSearchInput, request.data)
+        vectordb_tenant_check(tenant=self.tenant, tenant_id=data["vectordb_config"]["tenant_id"])
+        try:
+            found = documents_search(
+                tenant=self.tenant,
+                query=data["query"],
+                top_k=data["top_k"],
+                platform_types=data.get("platform_types"),
+                audience=data.get("audience"),
+            )
+        except EmbeddingFailed as exc:
+            raise ServiceUnavailable(f"The query could not be embedded: {exc}") from exc
+        return v2_response(found)

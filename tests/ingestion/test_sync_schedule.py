@@ -1,0 +1,102 @@
+"""The dataSync job: scheduled runs of the configurations that are due, and runs whose worker died
+queued again. What it sends crosses the broker as the run's id only."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from adminops.models import JobRun
+from adminops.tasks import run_job
+from ingestion.models import SyncConfiguration, SyncRun
+
+TASK = "ingestion.tasks.sync_run_execute"
+
+
+def queued_messages() -> list[tuple[str, list]]:
+    """(task name, arguments) of every message waiting in the test run's queue, taken off it."""
+    from config.celery import app
+
+    found = []
+    with app.connection_for_read() as conn:
+        queue = conn.SimpleQueue(app.conf.task_default_queue)
+        while True:
+            try:
+                message = queue.get(block=False)
+            except queue.Empty:
+                break
+            found.append((message.headers["task"], list(message.payload[0])))
+            message.ack()
+        queue.close()
+    return found
+
+
+@pytest.fixture(autouse=True)
+def _empty_queue():
+    queued_messages()
+    yield
+    queued_messages()
+
+
+def configuration(tenant, name: str, **fields) -> SyncConfiguration:
+    return SyncConfiguration.objects.create(
+        tenant=tenant,
+        platform="sitelib",
+        name=name,
+        integration_id="sitelib-x",
+        platform_domain="x",
+        **fields,
+    )
+
+
+def past_run(configuration, minutes_ago: int, **fields) -> SyncRun:
+    return SyncRun.objects.create(
+        configuration=configuration,
+        tenant=configuration.tenant,
+        job_id="j",
+        kind="ingest",
+        status=fields.pop("status", "success"),
+        queued_at=timezone.now() - timedelta(minutes=minutes_ago),
+        **fields,
+    )
+
+
+def data_sync() -> JobRun:
+    job = JobRun.objects.create(job_name="dataSync")
+    run_job.apply(args=[str(job.id)])
+    job.refresh_from_db()
+    return job
+
+
+def test_it_queues_a_scheduled_run_of_each_configuration_that_is_due(tenant):
+    never_ran = configuration(tenant, "never ran", interval_minutes=60)
+    due = configuration(tenant, "due", interval_minutes=5)
+    past_run(due, minutes_ago=10)
+    not_yet = configuration(tenant, "not yet", interval_minutes=60)
+    past_run(not_yet, minutes_ago=10)
+    configuration(tenant, "switched off", interval_minutes=5, enabled=False)
+    configuration(tenant, "manual", interval_minutes=5, processor_mode="manual")
+    configuration(tenant, "no schedule")
+    busy = configuration(tenant, "busy", interval_minutes=5)
+    past_run(busy, minutes_ago=30, status="running", lease_expires_at=timezone.now() + timedelta(minutes=5))
+    job = data_sync()
+    assert job.status == "succeeded" and job.items == 2
+    scheduled = SyncRun.objects.filter(kind="scheduled")
+    assert {run.configuration.name for run in scheduled} == {never_ran.name, due.name}
+    assert all(run.incremental and run.status == "queued" for run in scheduled)
+    assert sorted(queued_messages()) == sorted((TASK, [str(run.id)]) for run in scheduled)
+
+
+def test_it_queues_again_a_run_whose_worker_stopped_renewing_its_lease(tenant):
+    config = configuration(tenant, "handbook")
+    abandoned = past_run(
+        config, minutes_ago=30, status="running", lease_expires_at=timezone.now() - timedelta(seconds=1)
+    )
+    other = configuration(tenant, "alive")
+    past_run(other, minutes_ago=1, status="running", lease_expires_at=timezone.now() + timedelta(minutes=5))
+    job = data_sync()
+    assert job.items == 1
+    assert queued_messages() == [(TASK, [str(abandoned.id)])]
+    assert SyncRun.objects.filter(kind="scheduled").count() == 0
