@@ -11,7 +11,7 @@ from adminops.access import KNOWLEDGE_VIEW, KNOWLEDGE_WRITE
 from adminops.audit import actor_of
 from config.api.envelopes import v2_response
 from config.api.ids import prefixed_uuid
-from config.api.schema import V2DetailSerializer, v2_envelope
+from config.api.schema import V2DetailSerializer, V2ValidationErrorSerializer, v2_envelope
 from config.api.timestamps import iso_ms
 from config.api.validation import validated
 from config.api.views import TenantAPIView
@@ -290,7 +290,10 @@ class SitelibStatusApi(TenantAPIView):
                     name="SyncRuns",
                     fields={"runs": SyncRunOutput(many=True), "total": serializers.IntegerField()},
                 ),
-            )
+            ),
+            422: OpenApiResponse(
+                V2ValidationErrorSerializer, description="A query parameter failed validation."
+            ),
         },
         tags=["ingestion"],
         description="The tenant's sitelib runs, newest first, narrowed by the ids given (an id that "
@@ -335,6 +338,7 @@ DELETE_SCHEMA = {
     "responses": {
         200: v2_envelope("SourceDeletedEnvelope", SourceDeletedOutput(), with_message=True),
         404: OpenApiResponse(V2DetailSerializer, description="Nothing of the tenant is indexed under it."),
+        422: OpenApiResponse(V2ValidationErrorSerializer, description="A field failed validation."),
     },
     "tags": ["ingestion"],
     "description": "Removes every document of the tenant at `source_url` or beneath it (a folder, "
