@@ -104,7 +104,7 @@ ConnectionShape = inline_serializer(
         "name": serializers.CharField(),
         "domain": serializers.CharField(),
         "connector": serializers.CharField(),
-        "base_url": serializers.CharField(help_text="The vendor API root; empty for the knowledge connector."),
+        "base_url": serializers.CharField(help_text="The vendor API root; empty for knowledge."),
         "integrationId": serializers.CharField(),
         "is_default": serializers.BooleanField(),
         "settings": serializers.JSONField(),
