@@ -9,7 +9,7 @@ class ToolhubConfig(AppConfig):
 
     def ready(self) -> None:
         # Importing the tool modules registers (and checks) every tool: a bad schema stops start-up.
-        from toolhub import jobs, tools  # noqa: F401  (registers the tools and the job)
+        from toolhub import jobs, seeding, tools  # noqa: F401  (registers the tools, the job, demo data)
 
         checks.register(registry_check, "toolhub")
 
