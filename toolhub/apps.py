@@ -12,7 +12,7 @@ class ToolhubConfig(AppConfig):
         from django.db.models.signals import post_delete, post_save
 
         from adminops.models import Tenant
-        from toolhub import jobs, routing, tools  # noqa: F401  (registers the tools and the job)
+        from toolhub import jobs, routing, seeding, tools  # noqa: F401  (registers tools, job, demo data)
         from toolhub.models import ApprovalPolicy, Connection
 
         checks.register(registry_check, "toolhub")

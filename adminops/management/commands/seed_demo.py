@@ -55,8 +55,7 @@ class Command(BaseCommand):
             )
         ApiKey.objects.filter(tenant=tenant, name="demo").delete()
         _, raw = api_key_create(tenant=tenant, name="demo", scopes=["*"], actor=system_actor("seed_demo"))
-        for hook in SEED_HOOKS:
-            hook(tenant)
+        seeded = [note for hook in SEED_HOOKS if (note := hook(tenant))]
         console_users = ", ".join(f"{name} ({what})" for name, what in CONSOLE_USERS.items())
         login = json.dumps({"username": "demo-owner", "password": DEMO_PASSWORD})
         notes = [
@@ -64,6 +63,7 @@ class Command(BaseCommand):
             f"Users (password {DEMO_PASSWORD}): {', '.join(DEMO_USERS)}",
             f"Console: {BASE}/admin/ (debug={settings.DEBUG}); sign in as {console_users}",
             f"API docs: {BASE}/api/docs/",
+            *seeded,
             f"Log in:  curl -s -X POST {BASE}/api/v1/auth/token "
             f"-H 'content-type: application/json' -d '{login}'",
             "First tool call: README.md, 'Your first tool call'. In its shell, first paste:",
