@@ -76,36 +76,12 @@ def _execute(run: SyncRun, holder: str) -> None:
 
 
 def _run_with(run: SyncRun, holder: str, client) -> None:
-    configuration = run.configuration
-    restriction = configuration.content_restriction or {}
-    ctx = RunContext(
-        run=run,
-        holder=holder,
-        configuration=configuration,
-        tenant=configuration.tenant,
-        client=client,
-        embedder=embedder(),
-        audience=list(restriction.get("audience") or []) or ["all"],
-        use_ocr=configuration.use_ocr,
-    )
-    try:
-        found = discover(
-            client=client,
-            tenant=ctx.tenant,
-            query=scope_query(scope=configuration.scope, restriction=restriction),
-            tokens=configuration.delta_tokens if run.incremental else {},
-            incremental=run.incremental,
-            since=run.window_start,
-        )
-    except (VendorError, OutboundRefused) as exc:
-        raise RunFailed(f"Discovery failed: {getattr(exc, 'message', exc)}") from None
+    ctx = _context(run, holder, client)
+    found = _discover(ctx)
     handled = sync_run_handled(run=run)
     stop = sync_run_discovered(run=run, holder=holder, count=len(found.files))
-    for item in found.deleted:
-        if stop:
-            break
-        if source_id_of(item) not in handled:
-            stop = bool(removal_store(ctx=ctx, item=item))
+    if not stop:
+        stop = _removals(ctx, [item for item in found.deleted if source_id_of(item) not in handled])
     if not stop:
         stop = items_ingest(
             ctx=ctx, items=[item for item in found.files if source_id_of(item) not in handled]
@@ -116,6 +92,42 @@ def _run_with(run: SyncRun, holder: str, client) -> None:
         sync_run_finish(run=run, holder=holder, status=SyncRun.Status.STOPPED, error=STOPPED)
     else:
         sync_run_finish(run=run, holder=holder, delta_tokens=found.delta_tokens)
+
+
+def _context(run: SyncRun, holder: str, client) -> RunContext:
+    configuration = run.configuration
+    audience = (configuration.content_restriction or {}).get("audience") or []
+    return RunContext(
+        run=run,
+        holder=holder,
+        configuration=configuration,
+        tenant=configuration.tenant,
+        client=client,
+        embedder=embedder(),
+        audience=list(audience) or ["all"],
+        use_ocr=configuration.use_ocr,
+    )
+
+
+def _discover(ctx: RunContext) -> Discovery:
+    run, configuration = ctx.run, ctx.configuration
+    try:
+        return discover(
+            client=ctx.client,
+            tenant=ctx.tenant,
+            query=scope_query(scope=configuration.scope, restriction=configuration.content_restriction or {}),
+            tokens=configuration.delta_tokens if run.incremental else {},
+            incremental=run.incremental,
+            since=run.window_start,
+        )
+    except (VendorError, OutboundRefused) as exc:
+        raise RunFailed(f"Discovery failed: {getattr(exc, 'message', exc)}") from None
+
+
+def _removals(ctx: RunContext, deleted: list[DriveItem]) -> bool:
+    """Items the change feed says were deleted leave the knowledge base; returns whether a stop
+    was requested."""
+    return any(removal_store(ctx=ctx, item=item) for item in deleted)
 
 
 def _remove_unseen(ctx: RunContext, found: Discovery, handled: set[str]) -> bool:
