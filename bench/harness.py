@@ -5,7 +5,8 @@ platform and a document-site platform answering in 20 ms), the service as in pro
 with WEB_WORKERS x WEB_THREADS, DEBUG off, PostgreSQL and Redis on this machine, a Celery worker),
 seeds a tenant (bench/seed.py), then loads each scenario with wrk from a separate process on
 loopback, and prints one table: requests/s, p50, p99, errors, and the ratio to the baseline measured
-in the same run on the same server; then the hub's overhead, the sitelib listing and the jobs.
+in the same run on the same server; then the hub's overhead, the sitelib listing, ingestion
+throughput and the jobs.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from pathlib import Path
 import requests
 
 from bench.fakes import QuietItdocs, TimedGraph, TimedIdentity, quiet, slowest_chain
+from bench.ingestion import ingestion_figures
 from bench.scenarios import SCENARIOS, Scenario
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -145,7 +147,7 @@ def service(env: dict):
     )
     try:
         _wait_up()
-        yield web
+        yield web, worker
     finally:
         for process in (web, worker):
             process.send_signal(signal.SIGTERM)
@@ -368,7 +370,7 @@ def measure(args, fakes: Fakes) -> int:
     results: list[Result] = []
     extra: list[tuple[str, str]] = []
     by_name = {s.name: s for s in SCENARIOS}
-    with service(env) as web:
+    with service(env) as (web, worker):
         for scenario in scenarios:
             load(scenario, context, 2)  # warm-up: connections, caches, the database's pages
             baseline = by_name.get(scenario.baseline or "")
@@ -379,6 +381,16 @@ def measure(args, fakes: Fakes) -> int:
         if not args.only or "sitelib listing" in args.only:
             extra.append(sitelib_listing(fakes, context))
         extra.append(("gunicorn worker peak RSS", f"{peak_rss_mb(web.pid):.0f} MB"))
+        if not args.only or "ingestion" in args.only:
+            headers = {"X-API-Key": context["api_key"], "x-tenantid": context["tenant_id"]}
+            extra += ingestion_figures(
+                graph=fakes.graph,
+                identity_tid=SITELIB_TID,
+                base=BASE,
+                headers=headers,
+                env=env,
+                worker_pid=worker.pid,
+            )
         jobs = run(
             [sys.executable, "-m", "bench.jobs", context["tenant_id"]], env, capture_output=True, text=True
         )

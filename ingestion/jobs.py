@@ -6,13 +6,14 @@ from adminops.jobs import job_implementation
 from adminops.models import JobRun
 from ingestion.services import failed_files_purge_expired
 from ingestion.services.configurations import sync_configurations_run_due
-from ingestion.services.runs import sync_runs_resume_abandoned
+from ingestion.services.runs import sync_run_items_purge_expired, sync_runs_resume_abandoned
 
 
 @job_implementation("failedFilesRetention")
 def failed_files_retention(run: JobRun) -> int:
-    # Idempotent: a redelivered run finds nothing more to delete.
-    return failed_files_purge_expired()
+    # Idempotent: a redelivered run finds nothing more to delete. The runs' item records (their
+    # per-file log) follow the same retention.
+    return failed_files_purge_expired() + sync_run_items_purge_expired()
 
 
 @job_implementation("dataSync")

@@ -282,3 +282,11 @@ def sync_runs_resume_abandoned(*, now: datetime | None = None) -> int:
         current_app.send_task(RUN_TASK, args=[str(run.id)], retry=False)
         count += 1
     return count
+
+
+def sync_run_items_purge_expired(*, now: datetime | None = None) -> int:
+    """Delete the item records of runs that finished more than FAILED_FILES_RETENTION_DAYS ago (the
+    runs themselves, with their counters, stay); returns how many."""
+    cutoff = (now or timezone.now()) - timedelta(days=settings.FAILED_FILES_RETENTION_DAYS)
+    deleted, _ = SyncRunItem.objects.filter(run__finished_at__lt=cutoff).delete()
+    return deleted

@@ -6,6 +6,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import shutil
+import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -279,7 +280,11 @@ def test_the_child_that_parses_files_holds_none_of_the_services_secrets():
     assert os.environ["DJANGO_SECRET_KEY"] and os.environ["VAULT_MASTER_KEYS"]
     child = ExtractionChild(memory_mb=1024)
     try:
-        environment = Path(f"/proc/{child.process.pid}/environ").read_bytes()
+        # Until the child has executed its program, /proc shows an empty environment: wait for it.
+        deadline = time.monotonic() + 10
+        while not (environment := Path(f"/proc/{child.process.pid}/environ").read_bytes()):
+            assert time.monotonic() < deadline, "the child did not start"
+            time.sleep(0.01)
     finally:
         child.stop()
     assert b"PATH=" in environment

@@ -74,8 +74,8 @@ def best_match(api, tenant, words: str) -> str:
 def test_a_site_is_ingested_through_the_api_and_a_worker_and_run_again(
     settings, client_for, tenant, app_registration, graph, finished_runs, celery_worker_thread
 ):
-    settings.INGEST_DOWNLOAD_TIMEOUT_S = 1.0
-    tree = build(graph, fillers=FILLERS, stall_s=3.0)
+    settings.INGEST_DOWNLOAD_TIMEOUT_S = 2.0
+    tree = build(graph, fillers=FILLERS, stall_s=8.0)
     api = client_for(factories.make_user(tenant, [Role.INTEGRATION_ADMIN], username="integrator"), tenant)
     upload = {
         "sitelib_auth": False,

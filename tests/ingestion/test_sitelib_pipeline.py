@@ -29,7 +29,7 @@ from vault.services import credential_store
 
 @pytest.fixture(autouse=True)
 def _ingestion_settings(settings):
-    settings.INGEST_DOWNLOAD_TIMEOUT_S = 1.0
+    settings.INGEST_DOWNLOAD_TIMEOUT_S = 2.0
     settings.INGEST_EMBED_BATCH = 4
 
 
@@ -44,7 +44,7 @@ def _drop_queued_messages():
 
 @pytest.fixture
 def tree(graph):
-    return build(graph, stall_s=3.0)
+    return build(graph, stall_s=8.0)
 
 
 def configure(tenant, tree, **fields) -> SyncConfiguration:

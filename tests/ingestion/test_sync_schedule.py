@@ -100,3 +100,20 @@ def test_it_queues_again_a_run_whose_worker_stopped_renewing_its_lease(tenant):
     assert job.items == 1
     assert queued_messages() == [(TASK, [str(abandoned.id)])]
     assert SyncRun.objects.filter(kind="scheduled").count() == 0
+
+
+def test_the_retention_job_forgets_the_items_of_old_runs_and_keeps_the_runs(tenant, settings):
+    from ingestion.models import SyncRunItem
+
+    settings.FAILED_FILES_RETENTION_DAYS = 10
+    config = configuration(tenant, "handbook")
+    old = past_run(config, minutes_ago=12 * 24 * 60, finished_at=timezone.now() - timedelta(days=11))
+    recent = past_run(config, minutes_ago=60, finished_at=timezone.now() - timedelta(minutes=59))
+    for run in (old, recent):
+        SyncRunItem.objects.create(run=run, item_key="d/1", name="a.txt", outcome="succeeded")
+    job = JobRun.objects.create(job_name="failedFilesRetention")
+    run_job.apply(args=[str(job.id)])
+    job.refresh_from_db()
+    assert job.status == "succeeded" and job.items == 1
+    assert list(SyncRunItem.objects.values_list("run_id", flat=True)) == [recent.id]
+    assert SyncRun.objects.count() == 2

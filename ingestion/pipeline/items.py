@@ -1,0 +1,126 @@
+"""Each file of a run through fetch, extract, chunk, embed and store, in order of discovery.
+
+Downloading and reading a file (network, the extraction child, the tokenizer) runs in a few
+threads ahead of the one that embeds and stores: while the model embeds one batch, the next files
+are already on their way. Everything that touches the database stays on the run's own thread.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import deque
+from collections.abc import Iterable
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
+
+from django.conf import settings
+
+from ingestion.pipeline.chunk import text_chunk
+from ingestion.pipeline.context import RunContext
+from ingestion.pipeline.embed import chunks_embed
+from ingestion.pipeline.extract import ExtractionFailed, text_extract
+from ingestion.pipeline.failures import ItemFailed, ItemGone
+from ingestion.pipeline.fetch import item_check, item_download
+from ingestion.pipeline.store import (
+    Prepared,
+    document_store,
+    failure_store,
+    item_unchanged,
+    removal_store,
+    skip_store,
+)
+from integrations.sitelib import DriveItem, SitelibClient
+
+READ_AHEAD = 3  # threads downloading and reading the next files
+UNCHANGED = "unchanged"
+
+
+@dataclass
+class Read:
+    text_hash: str
+    chunks: list[str]
+
+
+def items_ingest(*, ctx: RunContext, items: Iterable[DriveItem]) -> bool:
+    """Returns whether a stop was requested (files read but not yet stored are left for the next
+    run then)."""
+    waiting: list[Prepared] = []
+    queue: deque[tuple[DriveItem, object]] = deque()
+    upcoming = iter(items)
+    with ThreadPoolExecutor(max_workers=READ_AHEAD, thread_name_prefix="ingest-read") as pool:
+        while True:
+            while len(queue) < 2 * READ_AHEAD and (item := next(upcoming, None)) is not None:
+                queue.append((item, _triage(ctx, pool, item)))
+            if not queue:
+                break
+            item, ticket = queue.popleft()
+            if _settle(ctx, item, ticket, waiting):
+                pool.shutdown(wait=True, cancel_futures=True)
+                return True
+            if sum(len(p.chunks) for p in waiting) >= settings.INGEST_EMBED_BATCH:
+                stop, waiting = _embed_and_store(ctx, waiting), []
+                if stop:
+                    pool.shutdown(wait=True, cancel_futures=True)
+                    return True
+    return _embed_and_store(ctx, waiting) if waiting else False
+
+
+def _triage(ctx: RunContext, pool: ThreadPoolExecutor, item: DriveItem) -> object:
+    """What the metadata decides on this thread (a failure, or unchanged), else the file's reading
+    started in the pool."""
+    try:
+        item_check(item=item, use_ocr=ctx.use_ocr)
+    except ItemFailed as failure:
+        return failure
+    if item_unchanged(ctx=ctx, item=item):
+        return UNCHANGED
+    return pool.submit(_read, ctx.client, item, ctx.use_ocr)
+
+
+def _read(client: SitelibClient, item: DriveItem, use_ocr: bool) -> Read:
+    """Download, extract, hash and chunk (in a pool thread: no database here)."""
+    content = item_download(client=client, item=item)
+    try:
+        text = text_extract(
+            content=content, file_name=item.name, mime_type=item.mime_type or None, use_ocr=use_ocr
+        )
+    except ExtractionFailed as exc:
+        raise ItemFailed(exc.error_type, exc.message) from None
+    return Read(text_hash=hashlib.sha256(text.encode("utf-8")).hexdigest(), chunks=text_chunk(text))
+
+
+def _settle(ctx: RunContext, item: DriveItem, ticket: object, waiting: list[Prepared]) -> bool:
+    """Record what became of the item, or put it among those waiting for embeddings. Returns
+    whether a stop was requested."""
+    if isinstance(ticket, Future):
+        try:
+            ticket = ticket.result()
+        except ItemFailed as failure:
+            ticket = failure
+        except ItemGone:
+            return bool(removal_store(ctx=ctx, item=item))
+    if isinstance(ticket, ItemFailed):
+        return failure_store(ctx=ctx, item=item, failure=ticket)
+    if ticket == UNCHANGED or item_unchanged(ctx=ctx, item=item, text_hash=ticket.text_hash):
+        return skip_store(ctx=ctx, item=item)
+    waiting.append(Prepared(item=item, text_hash=ticket.text_hash, chunks=ticket.chunks))
+    return False
+
+
+def _embed_and_store(ctx: RunContext, waiting: list[Prepared]) -> bool:
+    stop = False
+    vectors = chunks_embed(embedder=ctx.embedder, documents=[p.chunks for p in waiting])
+    for prepared, result in zip(waiting, vectors, strict=True):
+        if isinstance(result, ItemFailed):
+            stop = failure_store(ctx=ctx, item=prepared.item, failure=result) or stop
+        else:
+            stop = _store(ctx, prepared, result) or stop
+    return stop
+
+
+def _store(ctx: RunContext, prepared: Prepared, vectors) -> bool:
+    try:
+        return document_store(ctx=ctx, prepared=prepared, vectors=vectors)
+    except ValueError as exc:  # the vector store refused the vectors or the document's fields
+        failure = ItemFailed("VECTOR_EMBEDDING_FAILED", f"The vector store refused the document: {exc}")
+        return failure_store(ctx=ctx, item=prepared.item, failure=failure)
