@@ -17,7 +17,14 @@ from django.utils.html import format_html
 from django.utils.http import content_disposition_header
 
 from adminops.archive import audit_chain_verify_archived
-from adminops.console import AUDITORS, EVERY_CONSOLE_ROLE, TENANT_ADMIN, TenantScopedAdmin, visible_tenants
+from adminops.console import (
+    AUDITORS,
+    EVERY_CONSOLE_ROLE,
+    TENANT_ADMIN,
+    ReadOnlyAdmin,
+    TenantScopedAdmin,
+    visible_tenants,
+)
 from adminops.models import (
     ApiKey,
     AuditArchive,
@@ -309,7 +316,7 @@ class ActorFilter(admin.SimpleListFilter):
 
 
 @admin.register(AuditEntry)
-class AuditEntryAdmin(TenantScopedAdmin, admin.ModelAdmin):
+class AuditEntryAdmin(ReadOnlyAdmin, TenantScopedAdmin, admin.ModelAdmin):
     list_display = ("timestamp", "action", "status", "tenant_id", "actor_id", "resource_type")
     list_filter = (TenantFilter, "action", ActorFilter, "status", "category", "timestamp")
     date_hierarchy = "timestamp"
@@ -317,15 +324,6 @@ class AuditEntryAdmin(TenantScopedAdmin, admin.ModelAdmin):
     ordering = ("-timestamp",)
     actions = ["verify_chain"]
     view_roles = AUDITORS
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
 
     @admin.action(description="Verify the hash chain of the selected entries' tenants")
     def verify_chain(self, request, queryset):
@@ -348,22 +346,13 @@ class JobRunAdmin(admin.ModelAdmin):
 
 
 @admin.register(AuditArchive)
-class AuditArchiveAdmin(admin.ModelAdmin):
+class AuditArchiveAdmin(ReadOnlyAdmin, admin.ModelAdmin):
     """Read-only: the auditLogArchive job writes these; `verify_audit_chain` reads them."""
 
     list_display = ("chain", "first_seq", "last_seq", "entries", "first_timestamp", "last_timestamp", "path")
     list_filter = (TenantFilter,)
     search_fields = ("chain", "path", "sha256")
     ordering = ("chain", "first_seq")
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
 
 
 @admin.register(UsageReport)

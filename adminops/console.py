@@ -39,6 +39,20 @@ def console_tenant_ids(request, roles: frozenset[str]) -> set[uuid.UUID]:
     return {tenant_id for tenant_id, held in console_roles(request).items() if held & roles}
 
 
+class ReadOnlyAdmin:
+    """Mix into a ModelAdmin before the other classes: a console page that shows rows and never
+    adds, changes or deletes them (the service that owns them writes them, audited)."""
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+
 class TenantScopedAdmin:
     """Mix into a ModelAdmin (or inline) before Django's class. `tenant_field` names the field that
     holds the row's tenant id; `view_roles` may read the rows of their tenants, `change_roles` may

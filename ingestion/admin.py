@@ -7,7 +7,7 @@ from django.contrib import admin, messages
 from django.utils.html import format_html_join
 
 from adminops.audit import client_ip
-from adminops.console import TENANT_ADMIN, TenantScopedAdmin
+from adminops.console import TENANT_ADMIN, ReadOnlyAdmin, TenantScopedAdmin
 from adminops.principals import Principal
 from config.api.errors import ApiError
 from ingestion.models import FailedFileRow, SyncConfiguration, SyncRun, SyncRunItem
@@ -87,7 +87,7 @@ class SyncConfigurationAdmin(TenantScopedAdmin, admin.ModelAdmin):
 
 
 @admin.register(SyncRun)
-class SyncRunAdmin(TenantScopedAdmin, admin.ModelAdmin):
+class SyncRunAdmin(ReadOnlyAdmin, TenantScopedAdmin, admin.ModelAdmin):
     list_display = (
         "public_id",
         "configuration",
@@ -113,15 +113,6 @@ class SyncRunAdmin(TenantScopedAdmin, admin.ModelAdmin):
 
     def get_queryset(self, request):
         return super().get_queryset(request).select_related("configuration", "tenant")
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
 
     @admin.display(description="failed items")
     def failures(self, run: SyncRun):

@@ -1,7 +1,7 @@
 from django.contrib import admin
 
 from adminops.admin import TenantFilter
-from adminops.console import TENANT_ADMIN, TenantScopedAdmin
+from adminops.console import TENANT_ADMIN, ReadOnlyAdmin, TenantScopedAdmin
 from knowledge.models import Document, SourceRule
 
 
@@ -15,7 +15,7 @@ class SourceRuleAdmin(admin.ModelAdmin):
 
 
 @admin.register(Document)
-class DocumentAdmin(TenantScopedAdmin, admin.ModelAdmin):
+class DocumentAdmin(ReadOnlyAdmin, TenantScopedAdmin, admin.ModelAdmin):
     """The knowledge base's documents, read-only: ingestion adds, replaces and removes them.
     Superusers see every tenant's; a tenant admin sees their tenants'."""
 
@@ -27,15 +27,6 @@ class DocumentAdmin(TenantScopedAdmin, admin.ModelAdmin):
     list_select_related = ("tenant",)
     ordering = ("-updated_at",)
     exclude = ("source_url_key",)
-
-    def has_add_permission(self, request, obj=None):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
 
     @admin.display(description="chunks", ordering="chunk_count")
     def chunks(self, document: Document) -> int:

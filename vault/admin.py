@@ -6,24 +6,14 @@ from __future__ import annotations
 
 from django.contrib import admin
 
+from adminops.console import ReadOnlyAdmin
 from vault.models import Credential, DataKey, DekRotation
 
 _SECRET_COLUMNS = ("access_token", "refresh_token", "secrets")
 
 
-class ReadOnlyAdmin(admin.ModelAdmin):
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
-
-
 @admin.register(Credential)
-class CredentialAdmin(ReadOnlyAdmin):
+class CredentialAdmin(ReadOnlyAdmin, admin.ModelAdmin):
     list_display = (
         "integration_id",
         "name",
@@ -71,7 +61,7 @@ class CredentialAdmin(ReadOnlyAdmin):
 
 
 @admin.register(DataKey)
-class DataKeyAdmin(ReadOnlyAdmin):
+class DataKeyAdmin(ReadOnlyAdmin, admin.ModelAdmin):
     list_display = ("tenant", "version", "status", "kek_id", "created_at", "retired_at")
     list_filter = ("status", "kek_id")
     exclude = ("wrapped",)
@@ -79,7 +69,7 @@ class DataKeyAdmin(ReadOnlyAdmin):
 
 
 @admin.register(DekRotation)
-class DekRotationAdmin(ReadOnlyAdmin):
+class DekRotationAdmin(ReadOnlyAdmin, admin.ModelAdmin):
     list_display = (
         "id",
         "tenant",
