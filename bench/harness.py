@@ -361,6 +361,12 @@ def main(argv: list[str]) -> int:
         return measure(args, fakes)
 
 
+def vector_search(env: dict) -> list[tuple[str, str]]:
+    """`bench.vector_search` (its own throwaway database), after the service has stopped."""
+    done = run([sys.executable, "-m", "bench.vector_search", "--json"], env, capture_output=True, text=True)
+    return [tuple(pair) for pair in json.loads(done.stdout.strip().splitlines()[-1])]
+
+
 def measure(args, fakes: Fakes) -> int:
     env = bench_env(fakes)
     Path(env["VAR_DIR"]).mkdir(parents=True, exist_ok=True)
@@ -395,6 +401,8 @@ def measure(args, fakes: Fakes) -> int:
             [sys.executable, "-m", "bench.jobs", context["tenant_id"]], env, capture_output=True, text=True
         )
         extra += [tuple(pair) for pair in json.loads(jobs.stdout.strip().splitlines()[-1])]
+    if not args.only or "vector search" in args.only:
+        extra += vector_search(env)
     print(
         f"\nbench/run on {os.cpu_count()} cores; gunicorn {WEB_WORKERS} workers x {WEB_THREADS} threads; "
         f"wrk {WRK_THREADS} threads, {WRK_CONNECTIONS} connections, {args.seconds}s per scenario "

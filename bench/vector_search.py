@@ -1,0 +1,243 @@
+"""Search latency and recall@10 over 100,000 synthetic chunks on PostgreSQL with pgvector.
+
+One tenant's chunks, 10 to a document, whose vectors are clustered unit vectors of 384 dimensions
+made to have the structure of sentence embeddings (`Corpus`): random vectors spread evenly over the
+sphere are the known worst case of an approximate index and tell nothing of real text. They are
+written through the ORM's `bulk_create` in batches, the migration's HNSW index is then built over
+them by `vector_index_create` (the function behind `manage.py create_vector_index`), and the tables
+are analysed, as autovacuum would have done. Then `--queries` new vectors of the same kind are
+searched one at a time with `knowledge.vectors.chunks_search` (what POST /v2/knowledge/search
+calls); printed: p50 and p99 of its time (floor: p50 <= 25 ms) and its recall@10 against the exact
+top 10 computed with numpy over the same vectors (floor: >= 0.95), at `VECTOR_HNSW_EF_SEARCH` or at
+each `--ef-search` given.
+
+    .venv/bin/python -m bench.vector_search [--chunks 100000] [--queries 300] [--ef-search N ...] [--json]
+
+Needs PostgreSQL with pgvector (DATABASE_URL, default postgres://postgres@127.0.0.1:5432/bench;
+a throwaway test database is created and dropped). `--json` prints one last line of [name, figure]
+pairs for bench/run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import time
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+os.environ.setdefault("DJANGO_DEBUG", "false")
+os.environ.setdefault("DJANGO_SECRET_KEY", "bench-only-secret-key-0123456789abcdef0123456789abcdef")
+os.environ.setdefault("VAULT_MASTER_KEYS", "bench1:AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=")
+os.environ.setdefault("DJANGO_LOG_LEVEL", "ERROR")
+os.environ.setdefault("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/bench")
+
+import django
+
+django.setup()
+
+import numpy as np  # noqa: E402
+from django.conf import settings  # noqa: E402
+from django.db import connection  # noqa: E402
+from django.test.utils import (  # noqa: E402
+    override_settings,
+    setup_databases,
+    setup_test_environment,
+    teardown_databases,
+)
+
+from knowledge.embeddings import LOCAL_MODEL_NAME  # noqa: E402
+from knowledge.models import Chunk, Document  # noqa: E402
+from knowledge.vectors import chunks_search  # noqa: E402
+from knowledge.vectors.ranking import hnsw_index, vector_index_create  # noqa: E402
+from tests import factories  # noqa: E402
+
+DIMENSION = 384
+CHUNKS_PER_DOCUMENT = 10
+TOPICS = 1000  # subjects; documents of one subject are near each other
+LATENT = 16  # the directions along which the texts of one subject differ
+BUILD_MEMORY = "1GB"  # maintenance_work_mem of the index build: the graph of 100,000 vectors fits
+
+
+class Corpus:
+    """Clustered unit vectors with the structure of sentence embeddings: a direction that every
+    text shares a little of (embeddings fill a cone, not the sphere), a subject per document, and
+    the document's and its chunks' own place within a small subspace of that subject, plus a
+    little noise in every direction. A query is a text on a random subject that no stored
+    document is about exactly: its top 10 spread over several documents of the subject. With the
+    constants here, a query's best chunk has a cosine of about 0.7, its 10th of about 0.58, and
+    two unrelated chunks are at about 0.1."""
+
+    AXIS, SUBJECT, DOCUMENT_SPREAD, CHUNK_SPREAD, NOISE = 0.5, 0.8, 0.25, 0.15, 0.01
+
+    def __init__(self, seed: int = 7) -> None:
+        self.rng = np.random.default_rng(seed)
+        self.axis = self._unit(self.rng.standard_normal(DIMENSION))
+        self.subjects = self._unit(self.rng.standard_normal((TOPICS, DIMENSION)))
+        self.bases = np.linalg.qr(self.rng.standard_normal((TOPICS, DIMENSION, LATENT)))[0].astype(np.float32)
+
+    def documents(self, count: int) -> tuple[np.ndarray, np.ndarray]:
+        """(subject of each document, its centre)."""
+        subjects = self.rng.integers(0, TOPICS, size=count)
+        return subjects, self._centre(subjects, self.DOCUMENT_SPREAD)
+
+    def chunks(self, subjects: np.ndarray, centres: np.ndarray) -> np.ndarray:
+        """One chunk for each (subject, centre) given."""
+        return self._unit(centres + self._within(subjects, self.CHUNK_SPREAD) + self._noise(len(subjects)))
+
+    def queries(self, count: int) -> np.ndarray:
+        subjects, centres = self.documents(count)
+        return self.chunks(subjects, centres)
+
+    def _centre(self, subjects: np.ndarray, spread: float) -> np.ndarray:
+        return self.AXIS * self.axis + self.SUBJECT * self.subjects[subjects] + self._within(subjects, spread)
+
+    def _within(self, subjects: np.ndarray, spread: float) -> np.ndarray:
+        weights = self.rng.standard_normal((len(subjects), LATENT))
+        return np.einsum("nl,ndl->nd", weights, self.bases[subjects]) * spread
+
+    def _noise(self, count: int) -> np.ndarray:
+        return self.rng.standard_normal((count, DIMENSION)) * self.NOISE
+
+    @staticmethod
+    def _unit(matrix: np.ndarray) -> np.ndarray:
+        return (matrix / np.linalg.norm(matrix, axis=-1, keepdims=True)).astype(np.float32)
+
+
+def seed(tenant, corpus: Corpus, chunks: int) -> np.ndarray:
+    """`chunks` chunks in documents of CHUNKS_PER_DOCUMENT, written in batches through the ORM;
+    returns their vectors, row i being the chunk whose text is `chunk i`."""
+    rows = []
+    for first in range(0, chunks // CHUNKS_PER_DOCUMENT, 1000):
+        count = min(1000, chunks // CHUNKS_PER_DOCUMENT - first)
+        documents = Document.objects.bulk_create(
+            Document(
+                tenant=tenant,
+                platform_type="sitelib",
+                content_type="sitelib_attachment",
+                source_id=f"bench/{first + n}",
+                source_url=f"https://bench.example.com/doc-{first + n}",
+                source_url_key=f"https://bench.example.com/doc-{first + n}",
+                title=f"Document {first + n}",
+                content_hash="0" * 64,
+                audience=["all"],
+                chunk_count=CHUNKS_PER_DOCUMENT,
+            )
+            for n in range(count)
+        )
+        subjects, centres = corpus.documents(count)
+        matrix = corpus.chunks(
+            subjects.repeat(CHUNKS_PER_DOCUMENT), centres.repeat(CHUNKS_PER_DOCUMENT, axis=0)
+        )
+        offset = first * CHUNKS_PER_DOCUMENT
+        Chunk.objects.bulk_create(
+            Chunk(
+                document=documents[i // CHUNKS_PER_DOCUMENT],
+                tenant=tenant,
+                ordinal=i % CHUNKS_PER_DOCUMENT,
+                text=f"chunk {offset + i}",
+                model=LOCAL_MODEL_NAME,
+                dimension=DIMENSION,
+                audience="|all|",
+                embedding=vector,
+            )
+            for i, vector in enumerate(matrix)
+        )
+        rows.append(matrix)
+    return np.vstack(rows)
+
+
+def index_drop() -> None:
+    """Without the migration's HNSW index for the bulk load: building it over the loaded rows is
+    many times faster than inserting each row into it."""
+    with connection.schema_editor() as editor:
+        editor.remove_index(Chunk, hnsw_index(DIMENSION))
+
+
+def index_build() -> float:
+    """The HNSW index, built over the loaded rows as `manage.py create_vector_index` builds it;
+    returns its seconds."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT set_config('maintenance_work_mem', %s, false)", [BUILD_MEMORY])
+    started = time.perf_counter()
+    vector_index_create(dimension=DIMENSION)
+    seconds = time.perf_counter() - started
+    with connection.cursor() as cursor:
+        cursor.execute("RESET maintenance_work_mem")
+        cursor.execute("VACUUM ANALYZE knowledge_chunk")
+        cursor.execute("VACUUM ANALYZE knowledge_document")
+    return seconds
+
+
+def search(tenant, queries: np.ndarray, exact: np.ndarray) -> tuple[list[float], float]:
+    """Each query through `chunks_search`: (milliseconds of each, mean recall@10)."""
+    times, recalls = [], []
+    for query, truth in zip(queries, exact, strict=True):
+        started = time.perf_counter()
+        hits = chunks_search(tenant=tenant, vector=query, model=LOCAL_MODEL_NAME, top_k=10)
+        times.append((time.perf_counter() - started) * 1000)
+        found = {int(hit.chunk.split()[1]) for hit in hits}
+        recalls.append(len(found & set(truth.tolist())) / 10)
+    return times, float(np.mean(recalls))
+
+
+def percentile(values: list[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(share * (len(ordered) - 1)))]
+
+
+def measure(chunks: int, queries: int, ef_searches: list[int]) -> list[tuple[str, str]]:
+    tenant = factories.make_tenant("bench")
+    corpus = Corpus()
+    index_drop()
+    started = time.perf_counter()
+    matrix = seed(tenant, corpus, chunks)
+    seeded = time.perf_counter() - started
+    built = index_build()
+    asked = corpus.queries(queries)
+    exact = np.argsort(-(asked @ matrix.T), axis=1)[:, :10]
+    search(tenant, asked[:20], exact[:20])  # warm-up: the index's pages, the connection
+    figures = []
+    for ef_search in ef_searches:
+        with override_settings(VECTOR_HNSW_EF_SEARCH=ef_search):
+            times, recall = search(tenant, asked, exact)
+        figures.append(
+            (
+                f"vector search {len(matrix):,} chunks",
+                f"p50 {percentile(times, 0.5):.2f} ms (floor <= 25), p99 {percentile(times, 0.99):.2f} ms, "
+                f"recall@10 {recall:.3f} (floor >= 0.95) at ef_search {ef_search}; "
+                f"seeded in {seeded:.0f} s, index built in {built:.0f} s",
+            )
+        )
+    return figures
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--chunks", type=int, default=100_000)
+    parser.add_argument("--queries", type=int, default=300)
+    parser.add_argument(
+        "--ef-search",
+        type=int,
+        action="append",
+        help="hnsw.ef_search to measure (repeatable; default: VECTOR_HNSW_EF_SEARCH)",
+    )
+    parser.add_argument("--json", action="store_true", help="end with one JSON line for bench/run")
+    args = parser.parse_args()
+    if connection.vendor != "postgresql":
+        raise SystemExit("bench.vector_search needs PostgreSQL with pgvector (DATABASE_URL)")
+    setup_test_environment()
+    databases = setup_databases(verbosity=0, interactive=False, serialized_aliases=[])
+    try:
+        figures = measure(args.chunks, args.queries, args.ef_search or [settings.VECTOR_HNSW_EF_SEARCH])
+    finally:
+        connection.close()
+        teardown_databases(databases, verbosity=0)
+    for name, value in figures:
+        print(f"{name:<34} {value}")
+    if args.json:
+        print(json.dumps(figures))
+
+
+if __name__ == "__main__":
+    main()
