@@ -5,14 +5,17 @@ vendor's error bodies in `vendor_error_text`; the tool hub adds methods to the s
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from typing import TypeVar
 from urllib.parse import urljoin
 
 import requests
+from urllib3.exceptions import HTTPError, ReadTimeoutError
 
 from integrations.errors import (
+    ContentTooLarge,
     VendorDenied,
     VendorError,
     VendorNotFound,
@@ -26,6 +29,8 @@ from integrations.http import OutboundSession, outbound_session, retry_after_sec
 
 T = TypeVar("T")
 R = TypeVar("R")
+
+CHUNK_BYTES = 64 * 1024  # read size of a streamed download
 
 
 class VendorClient:
@@ -113,6 +118,39 @@ class VendorClient:
 
     def get_json(self, path_or_url: str, **kwargs) -> dict:
         return self.json_of(self.request("GET", path_or_url, **kwargs))
+
+    def content_get(self, path_or_url: str, *, max_bytes: int, timeout_s: float) -> bytes:
+        """A file's bytes: at most `max_bytes` (else `ContentTooLarge`, from the declared length
+        before reading when the platform gives one), all of them within `timeout_s` seconds, retries
+        and redirects included (else `VendorTimeout`). A dropped stream is `VendorUnreachable`."""
+        deadline = time.monotonic() + timeout_s
+        headers = {"Accept": "*/*"}
+        with self.request("GET", path_or_url, stream=True, deadline=deadline, headers=headers) as response:
+            declared = response.headers.get("Content-Length", "")
+            if declared.isdigit() and int(declared) > max_bytes:
+                raise self._too_large(max_bytes)
+            body = bytearray()
+            try:
+                for chunk in response.raw.stream(CHUNK_BYTES, decode_content=True):
+                    body += chunk
+                    if len(body) > max_bytes:
+                        raise self._too_large(max_bytes)
+                    if time.monotonic() > deadline:
+                        raise VendorTimeout(
+                            f"The {self.platform} platform sent the file too slowly.", **self._p
+                        )
+            except ReadTimeoutError as exc:
+                raise VendorTimeout(
+                    f"The {self.platform} platform stopped sending the file.", **self._p
+                ) from exc
+            except HTTPError as exc:
+                raise VendorUnreachable(
+                    f"The {self.platform} platform dropped the download.", **self._p
+                ) from exc
+        return bytes(body)
+
+    def _too_large(self, max_bytes: int) -> ContentTooLarge:
+        return ContentTooLarge(f"The file is larger than {max_bytes} bytes.", **self._p)
 
     def json_of(self, response: requests.Response) -> dict:
         try:

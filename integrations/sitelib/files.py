@@ -24,21 +24,14 @@ address).
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterable, Iterator, Sequence
 from urllib.parse import unquote, urlsplit
-
-import requests
-from urllib3.exceptions import HTTPError, ReadTimeoutError
 
 from integrations.base import VendorClient
 from integrations.errors import (
     ChangesExpired,
-    ContentTooLarge,
     VendorNotFound,
-    VendorTimeout,
     VendorUnavailable,
-    VendorUnreachable,
 )
 from integrations.sitelib.batch import read_collections
 from integrations.sitelib.models import Drive, DriveItem, Site, items_from
@@ -50,8 +43,6 @@ from integrations.sitelib.paths import (
     item_path,
     with_query,
 )
-
-CHUNK_BYTES = 64 * 1024
 
 
 class DriveFiles(VendorClient):
@@ -147,32 +138,9 @@ class DriveFiles(VendorClient):
     def item_content(self, drive_id: str, item_id: str, *, max_bytes: int, timeout_s: float) -> bytes:
         """The item's content, at most `max_bytes` (else `ContentTooLarge`), all of it within
         `timeout_s` seconds (else `VendorTimeout`); see the module's notes for every failure."""
-        deadline = time.monotonic() + timeout_s
-        path = item_path(drive_id, item_id) + "/content"
-        headers = {"Accept": "*/*"}
-        with self.request("GET", path, stream=True, deadline=deadline, headers=headers) as response:
-            return self._body(response, max_bytes=max_bytes, deadline=deadline)
-
-    def _body(self, response: requests.Response, *, max_bytes: int, deadline: float) -> bytes:
-        declared = response.headers.get("Content-Length", "")
-        if declared.isdigit() and int(declared) > max_bytes:
-            raise self._too_large(max_bytes)
-        body = bytearray()
-        try:
-            for chunk in response.raw.stream(CHUNK_BYTES, decode_content=True):
-                body += chunk
-                if len(body) > max_bytes:
-                    raise self._too_large(max_bytes)
-                if time.monotonic() > deadline:
-                    raise VendorTimeout(f"The {self.platform} platform sent the file too slowly.", **self._p)
-        except ReadTimeoutError as exc:
-            raise VendorTimeout(f"The {self.platform} platform stopped sending the file.", **self._p) from exc
-        except HTTPError as exc:
-            raise VendorUnreachable(f"The {self.platform} platform dropped the download.", **self._p) from exc
-        return bytes(body)
-
-    def _too_large(self, max_bytes: int) -> ContentTooLarge:
-        return ContentTooLarge(f"The file is larger than {max_bytes} bytes.", **self._p)
+        return self.content_get(
+            item_path(drive_id, item_id) + "/content", max_bytes=max_bytes, timeout_s=timeout_s
+        )
 
 
 def item_within(item: DriveItem, drive: Drive, folders: Sequence[str]) -> bool:
