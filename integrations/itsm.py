@@ -1,5 +1,6 @@
 """The IT service management platform (`itsmplatform`): the Table API (`/api/now/table/...`, offset
-paging) and the aggregate API (`/api/now/stats/...`) for counts, authenticated one of three ways:
+paging), the aggregate API (`/api/now/stats/...`) for counts and the Attachment API
+(`/api/now/attachment`) for the files of knowledge articles, authenticated one of three ways:
 HTTP Basic with a user and password, a bearer token the caller holds, or an OAuth token from the
 instance's `/oauth_token.do` (refresh-token grant when one is given, else or on its refusal the
 password grant). The instance is named by its host, called over HTTPS."""
@@ -7,8 +8,10 @@ password grant). The instance is named by its host, called over HTTPS."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from urllib.parse import quote
 
 import requests
 
@@ -43,6 +46,12 @@ ARTICLE_FIELDS = [
     "workflow_state",
     "sys_updated_on",
 ]
+# What knowledge ingestion reads of every article, whatever else it asks for.
+ARTICLE_BASE_FIELDS = ["sys_id", "number", "short_description", "kb_knowledge_base", "sys_updated_on"]
+# Ids per `sys_idIN...` condition: the encoded query travels in the URL, which must stay short.
+ID_BATCH = 100
+_SYS_ID = re.compile(r"^[0-9A-Za-z]+$")
+_UPDATED_FORMAT = "%Y-%m-%d %H:%M:%S"  # how the instance writes sys_updated_on, in UTC
 # A host name or IPv4 address with an optional port: the instance is named without scheme or path.
 _HOST = re.compile(r"^(?=.{1,253}(?::\d{1,5})?$)[a-z0-9](?:[a-z0-9.-]*[a-z0-9])?(?::\d{1,5})?$", re.I)
 
@@ -67,6 +76,50 @@ class KnowledgeBase:
     description: str
     article_count: int
     active: bool
+
+
+@dataclass(frozen=True)
+class KnowledgeArticle:
+    sys_id: str
+    number: str
+    title: str
+    knowledge_base: str  # the knowledge base's sys_id
+    updated: datetime | None
+    fields: dict[str, str]  # every field the instance returned, as text
+
+    @classmethod
+    def from_row(cls, row: dict) -> KnowledgeArticle:
+        fields = {str(name): field_text(value) for name, value in row.items()}
+        return cls(
+            sys_id=fields.get("sys_id", ""),
+            number=fields.get("number", ""),
+            title=fields.get("short_description", ""),
+            knowledge_base=fields.get("kb_knowledge_base", ""),
+            updated=updated_at(fields.get("sys_updated_on", "")),
+            fields=fields,
+        )
+
+
+@dataclass(frozen=True)
+class ArticleAttachment:
+    sys_id: str
+    article_id: str
+    file_name: str
+    content_type: str
+    size: int | None
+    updated: datetime | None
+
+    @classmethod
+    def from_row(cls, row: dict) -> ArticleAttachment:
+        size = field_text(row.get("size_bytes"))
+        return cls(
+            sys_id=field_text(row.get("sys_id")),
+            article_id=field_text(row.get("table_sys_id")),
+            file_name=field_text(row.get("file_name")),
+            content_type=field_text(row.get("content_type")),
+            size=int(size) if size.isdigit() else None,
+            updated=updated_at(field_text(row.get("sys_updated_on"))),
+        )
 
 
 class ItsmClient(VendorClient):
@@ -155,19 +208,19 @@ class ItsmClient(VendorClient):
 
     # ---- tables
     def table(self, table: str, *, fields: list[str], query: str = "") -> Iterator[dict]:
-        """Every record of a table. Offset paging: the instance may cap a page below the limit
+        """Every record of a table."""
+        params = {"sysparm_fields": ",".join(fields), "sysparm_exclude_reference_link": "true"}
+        if query:
+            params["sysparm_query"] = query
+        return self._pages(f"/api/now/table/{table}", params)
+
+    def _pages(self, path: str, params: dict) -> Iterator[dict]:
+        """Every row of a list API. Offset paging: the instance may cap a page below the limit
         asked for, so the end is an empty page or the `X-Total-Count` it reports."""
         offset = 0
         for _ in range(MAX_PAGES):
-            params = {
-                "sysparm_fields": ",".join(fields),
-                "sysparm_limit": PAGE_SIZE,
-                "sysparm_offset": offset,
-                "sysparm_exclude_reference_link": "true",
-            }
-            if query:
-                params["sysparm_query"] = query
-            response = self.request("GET", f"/api/now/table/{table}", params=params)
+            page = {**params, "sysparm_limit": PAGE_SIZE, "sysparm_offset": offset}
+            response = self.request("GET", path, params=page)
             rows = [row for row in self.json_of(response).get("result") or [] if isinstance(row, dict)]
             yield from rows
             offset += len(rows)
@@ -249,6 +302,72 @@ class ItsmClient(VendorClient):
         query = f"workflow_state=published^short_descriptionLIKE{term}^ORtextLIKE{term}"
         params = self._table_params(ARTICLE_FIELDS, sysparm_query=query, sysparm_limit=limit)
         return list(self.get_json("/api/now/table/kb_knowledge", params=params).get("result") or [])
+
+    # ---- knowledge ingestion
+    def articles(
+        self, *, knowledge_bases: Sequence[str], fields: Sequence[str] = ()
+    ) -> list[KnowledgeArticle]:
+        """The published articles of `knowledge_bases` (empty: of every knowledge base), with
+        ARTICLE_BASE_FIELDS and `fields`."""
+        query = "workflow_state=published"
+        if knowledge_bases:
+            bases = plain_sys_ids(knowledge_bases)
+            if not bases:
+                return []  # none of them can name a knowledge base: never widen to all of them
+            query += f"^kb_knowledge_baseIN{','.join(bases)}"
+        return self._articles(query, fields)
+
+    def articles_by_id(self, sys_ids: Sequence[str], *, fields: Sequence[str]) -> list[KnowledgeArticle]:
+        """The articles named, whatever their state, with ARTICLE_BASE_FIELDS and `fields`; an id
+        the instance does not know is simply absent."""
+        found: list[KnowledgeArticle] = []
+        for batch in id_batches(sys_ids):
+            found += self._articles(f"sys_idIN{','.join(batch)}", fields)
+        return found
+
+    def _articles(self, query: str, fields: Sequence[str]) -> list[KnowledgeArticle]:
+        wanted = list(dict.fromkeys([*ARTICLE_BASE_FIELDS, *fields]))
+        rows = self.table("kb_knowledge", fields=wanted, query=query)
+        return [KnowledgeArticle.from_row(row) for row in rows if field_text(row.get("sys_id"))]
+
+    def article_attachments(self, article_ids: Sequence[str]) -> list[ArticleAttachment]:
+        """The files attached to the articles named."""
+        found: list[ArticleAttachment] = []
+        for batch in id_batches(article_ids):
+            query = f"table_name=kb_knowledge^table_sys_idIN{','.join(batch)}"
+            rows = self._pages("/api/now/attachment", {"sysparm_query": query})
+            found += [ArticleAttachment.from_row(row) for row in rows if field_text(row.get("sys_id"))]
+        return found
+
+    def attachment_content(self, attachment: ArticleAttachment, *, max_bytes: int, timeout_s: float) -> bytes:
+        """An attachment's bytes, bounded as `VendorClient.content_get` says."""
+        path = f"/api/now/attachment/{quote(attachment.sys_id, safe='')}/file"
+        return self.content_get(path, max_bytes=max_bytes, timeout_s=timeout_s)
+
+
+def plain_sys_ids(sys_ids: Sequence[str]) -> list[str]:
+    """The ids that can go into an `IN` condition, once each: `^` and `,` cannot be escaped there,
+    and a sys_id is a plain token, so anything else names no record and is dropped."""
+    return list(dict.fromkeys(i for i in sys_ids if isinstance(i, str) and _SYS_ID.match(i)))
+
+
+def id_batches(sys_ids: Sequence[str]) -> list[list[str]]:
+    ids = plain_sys_ids(sys_ids)
+    return [ids[start : start + ID_BATCH] for start in range(0, len(ids), ID_BATCH)]
+
+
+def field_text(value: object) -> str:
+    """A field as text; a reference the instance sent as a link object is its sys_id."""
+    if isinstance(value, dict):
+        value = value.get("value")
+    return "" if value is None else str(value)
+
+
+def updated_at(value: str) -> datetime | None:
+    try:
+        return datetime.strptime(value, _UPDATED_FORMAT).replace(tzinfo=UTC)
+    except ValueError:
+        return None
 
 
 def query_value(text: str) -> str:
