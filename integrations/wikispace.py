@@ -1,21 +1,33 @@
 """The wiki platform (`wikispace`): basic auth with a user name and API token against the
-instance's base URL (`https://<site>/wiki` for a cloud site). Spaces come from the v2 API
-(`/api/v2/spaces`, cursor paging through `_links.next`); an instance without it (404) is asked
-through the v1 API (`/rest/api/space`, offset paging) instead."""
+instance's base URL (`https://<site>/wiki` for a cloud site). Spaces, a space's pages, their bodies
+and attachments come from the v2 API (`/api/v2/...`, cursor paging through `_links.next`); an
+instance without it (its v2 spaces answer 404) is asked through the v1 API (`/rest/api/...`, offset
+paging) instead. Which of the two an instance speaks is learnt once per client. The page and
+attachment values live in `integrations/wikispace_content.py`."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import quote, urljoin, urlsplit
 
 import requests
 
 from integrations.base import VendorClient
 from integrations.errors import VendorNotFound
+from integrations.wikispace_content import (
+    WikiAttachment,
+    WikiPage,
+    attachment_from_v1,
+    attachment_from_v2,
+    page_from_v1,
+    page_from_v2,
+    storage_body,
+)
 
 PLATFORM = "wikispace"
 PAGE_SIZE = 100
+CONTENT_PAGE_SIZE = 250  # pages or attachments a listing asks for (v2's maximum; v1 caps it itself)
 MAX_PAGES = 1000  # a loop guard against a platform whose next link never ends
 
 
@@ -35,6 +47,7 @@ class WikiClient(VendorClient):
     ) -> None:
         super().__init__(base_url=base_url, session_options=session_options)
         self._auth = (username, api_token)
+        self._has_v2: bool | None = None  # unknown until the first call that can tell
 
     def prepare_session(self, session) -> None:
         session.auth = self._auth
@@ -52,34 +65,107 @@ class WikiClient(VendorClient):
             return errors[0].get("code"), errors[0].get("title") or errors[0].get("detail")
         return body.get("statusCode") and str(body.get("statusCode")), body.get("message")
 
-    # ---- spaces
-    def spaces(self) -> list[Space]:
-        """Every space the account can see: v2 first, v1 when the instance has no v2 API."""
+    # ---- the API version
+    def _v2_answer(self, path: str, params: dict) -> dict | None:
+        """A v2 spaces read whose 404 means "this instance has no v2 API": its answer, or None when
+        the instance has none. The first such read decides for the client's lifetime."""
+        if self._has_v2 is False:
+            return None
         try:
-            return list(self._spaces_v2())
+            body = self.get_json(path, params=params)
         except VendorNotFound:
-            return list(self._spaces_v1())
+            if self._has_v2:
+                raise
+            self._has_v2 = False
+            return None
+        self._has_v2 = True
+        return body
 
-    def _spaces_v2(self) -> Iterator[Space]:
-        url: str | None = self.url("/api/v2/spaces")
-        params: dict | None = {"limit": PAGE_SIZE}
+    def _speaks_v2(self) -> bool:
+        """For reads whose v2 404 means a missing object: the cheapest spaces read decides first."""
+        if self._has_v2 is None:
+            self._v2_answer("/api/v2/spaces", {"limit": 1})
+        return bool(self._has_v2)
+
+    # ---- paging
+    def _cursor_results(self, body: dict) -> Iterator[dict]:
+        """The results of a v2 listing from its first answer on, following `_links.next` (which
+        carries the cursor and the limit)."""
         for _ in range(MAX_PAGES):
+            yield from (raw for raw in body.get("results") or [] if isinstance(raw, dict))
+            url = self._next(body)
             if url is None:
                 return
-            body = self.get_json(url, params=params)
-            params = None  # the next link carries the cursor and the limit
-            yield from (_space(raw) for raw in body.get("results") or [] if isinstance(raw, dict))
-            url = self._next(body)
+            body = self.get_json(url)
 
-    def _spaces_v1(self) -> Iterator[Space]:
+    def _offset_results(self, path: str, params: dict, *, limit: int) -> Iterator[dict]:
+        """The results of a v1 listing, `start` moving on until an answer has no next link."""
         start = 0
         for _ in range(MAX_PAGES):
-            body = self.get_json("/rest/api/space", params={"start": start, "limit": PAGE_SIZE})
+            body = self.get_json(path, params={**params, "start": start, "limit": limit})
             results = [raw for raw in body.get("results") or [] if isinstance(raw, dict)]
-            yield from (_space(raw) for raw in results)
+            yield from results
             if not results or not (body.get("_links") or {}).get("next"):
                 return
             start += len(results)
+
+    # ---- spaces
+    def spaces(self) -> list[Space]:
+        """Every space the account can see: v2 first, v1 when the instance has no v2 API."""
+        first = self._v2_answer("/api/v2/spaces", {"limit": PAGE_SIZE})
+        if first is None:
+            found = self._offset_results("/rest/api/space", {}, limit=PAGE_SIZE)
+        else:
+            found = self._cursor_results(first)
+        return [_space(raw) for raw in found]
+
+    # ---- one space's content (knowledge ingestion)
+    def space_pages(self, space_key: str) -> list[WikiPage]:
+        """Every current page of the space, metadata only; VendorNotFound when the space is
+        unknown or hidden from the account."""
+        found = self._v2_answer("/api/v2/spaces", {"keys": space_key})
+        if found is None:
+            return self._space_pages_v1(space_key)
+        results = [raw for raw in found.get("results") or [] if isinstance(raw, dict)]
+        # Exactly this key: an instance that ignored the filter must not hand over another space.
+        space = next((raw for raw in results if raw.get("key") == space_key), None)
+        if space is None:
+            raise _no_space(space_key)
+        first = self.get_json(
+            f"/api/v2/spaces/{quote(str(space.get('id')), safe='')}/pages",
+            params={"limit": CONTENT_PAGE_SIZE, "status": "current"},
+        )
+        return [page_from_v2(raw, space_key=space_key) for raw in self._cursor_results(first)]
+
+    def _space_pages_v1(self, space_key: str) -> list[WikiPage]:
+        try:
+            self.get_json(f"/rest/api/space/{quote(space_key, safe='')}")
+        except VendorNotFound as exc:
+            raise _no_space(space_key) from exc
+        params = {"spaceKey": space_key, "type": "page", "status": "current", "expand": "version"}
+        pages = self._offset_results("/rest/api/content", params, limit=CONTENT_PAGE_SIZE)
+        return [page_from_v1(raw, space_key=space_key) for raw in pages]
+
+    def page_body(self, page: WikiPage) -> str:
+        """The page's storage-format XHTML; VendorNotFound once the page is gone."""
+        page_id = quote(page.id, safe="")
+        if self._speaks_v2():
+            return storage_body(self.get_json(f"/api/v2/pages/{page_id}", params={"body-format": "storage"}))
+        return storage_body(self.get_json(f"/rest/api/content/{page_id}", params={"expand": "body.storage"}))
+
+    def page_attachments(self, page: WikiPage) -> list[WikiAttachment]:
+        page_id = quote(page.id, safe="")
+        if self._speaks_v2():
+            first = self.get_json(f"/api/v2/pages/{page_id}/attachments", params={"limit": CONTENT_PAGE_SIZE})
+            return [attachment_from_v2(raw, page=page) for raw in self._cursor_results(first)]
+        found = self._offset_results(
+            f"/rest/api/content/{page_id}/child/attachment", {"expand": "version"}, limit=CONTENT_PAGE_SIZE
+        )
+        return [attachment_from_v1(raw, page=page) for raw in found]
+
+    def attachment_content(self, attachment: WikiAttachment, *, max_bytes: int, timeout_s: float) -> bytes:
+        """The attachment's bytes, bounded as `VendorClient.content_get` bounds every download."""
+        return self.content_get(attachment.download_path, max_bytes=max_bytes, timeout_s=timeout_s)
 
     def _next(self, body: dict) -> str | None:
         """The v2 next link is relative to the site root (it starts with the context path,
@@ -132,6 +218,12 @@ def _space(raw: dict) -> Space:
         name=str(raw.get("name", "")),
         type="personal" if str(raw.get("type", "")).lower() == "personal" else "global",
         status=str(raw.get("status") or "current"),
+    )
+
+
+def _no_space(space_key: str) -> VendorNotFound:
+    return VendorNotFound(
+        f"The wiki has no space {space_key!r}, or this account cannot see it.", platform=PLATFORM, status=404
     )
 
 

@@ -54,7 +54,8 @@ class FakeWikiTools(FakeWiki):
                 "_links": {"webui": p["_links"]["webui"]},
             }
             for p in self.pages.values()
-            if term in (p["title"] + p["body"]["storage"]["value"]).lower()
+            if p["status"] == "current"
+            and term in (p["title"] + p["body"]["storage"]["value"]).lower()
             and (space is None or key_to_id.get(space.group(1)) == p["spaceId"])
         ]
         limit = int((request.query.get("limit") or ["25"])[0])
