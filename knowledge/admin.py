@@ -7,6 +7,8 @@ from knowledge.models import Document, SourceRule
 
 @admin.register(SourceRule)
 class SourceRuleAdmin(admin.ModelAdmin):
+    """Block and allow lists of sites and drives, and blocked URL prefixes (target `url`)."""
+
     list_display = ("tenant", "kind", "target", "value", "audiences", "note", "updated_at")
     list_filter = ("kind", "target")
     search_fields = ("value", "note", "tenant__name")

@@ -1,8 +1,9 @@
 """What a tenant knows.
 
-Source rules for the sitelib listing: a block list and an allow list of site URLs and drive ids that
-operators keep in the Django admin. The listing applies the block list when the caller asks for
-`blacklisted`, the allow list when it asks for `source_restriction`.
+Source rules: a block list and an allow list of site URLs and drive ids, and blocked URL prefixes
+of any platform, that operators keep in the Django admin or through `/v2/knowledge/source-rules`.
+The listing and ingestion apply the block list when the caller asks for `blacklisted`, the allow
+list when it asks for `source_restriction`.
 
 The knowledge base (DESIGN section 15): a tenant's source documents and their chunks with their
 embeddings, written and searched only through `knowledge.vectors`.
@@ -11,6 +12,7 @@ embeddings, written and searched only through `knowledge.vectors`.
 from __future__ import annotations
 
 import uuid
+from urllib.parse import urlsplit
 
 from django.core.exceptions import ValidationError
 from django.db import models
@@ -38,12 +40,17 @@ class SourceRule(models.Model):
     class Target(models.TextChoices):
         SITE = "site", "Site URL (covers its sub-sites)"
         DRIVE = "drive", "Drive id"
+        URL = "url", "URL prefix (any platform)"
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="source_rules")
     kind = models.CharField(max_length=8, choices=Kind.choices)
     target = models.CharField(max_length=8, choices=Target.choices)
-    value = models.CharField(max_length=2048, help_text="A site URL (https://host/sites/name) or a drive id.")
+    value = models.CharField(
+        max_length=2048,
+        help_text="A site URL (https://host/sites/name), a drive id, or a URL prefix whose items "
+        "ingestion skips (block rules only).",
+    )
     audiences = models.JSONField(
         default=list,
         blank=True,
@@ -65,9 +72,35 @@ class SourceRule(models.Model):
     def __str__(self) -> str:
         return f"{self.kind} {self.target} {self.value}"
 
+    @property
+    def public_id(self) -> str:
+        return f"{SOURCE_RULE_PREFIX}{self.id}"
+
+    def problems(self) -> dict[str, str]:
+        """What makes the rule unusable, field -> message ({} when none): the admin's form and the
+        API say the same."""
+        if self.target == self.Target.URL and self.kind != self.Kind.BLOCK:
+            return {"kind": "A URL prefix rule is a block rule: allow lists name sites and drives."}
+        if self.target in (self.Target.SITE, self.Target.URL) and not _http_url(self.value):
+            noun = "the site's URL" if self.target == self.Target.SITE else "an absolute URL prefix"
+            return {"value": f"A {self.target} rule names {noun} (https://host/...)."}
+        return {}
+
     def clean(self) -> None:
-        if self.target == self.Target.SITE and not self.value.lower().startswith(("https://", "http://")):
-            raise ValidationError({"value": "A site rule names the site's URL (https://...)."})
+        problems = self.problems()
+        if problems:
+            raise ValidationError(problems)
+
+
+SOURCE_RULE_PREFIX = "srule-"
+
+
+def _http_url(value: str) -> bool:
+    try:
+        parts = urlsplit(value.strip())
+    except ValueError:
+        return False
+    return parts.scheme.lower() in ("http", "https") and bool(parts.hostname)
 
 
 PLATFORM_TYPES: tuple[str, ...] = ("sitelib", "wikispace", "itsmplatform")
@@ -98,6 +131,12 @@ class Document(models.Model):
     title = models.TextField(blank=True)
     content_hash = models.CharField(max_length=64, help_text="SHA-256 of the extracted text.")
     audience = models.JSONField(default=list, help_text='Groups that may see it; ["all"]: everyone.')
+    readers = models.JSONField(
+        default=list,
+        blank=True,
+        help_text="The platform's read permissions (groups, user criteria) of the item: a query "
+        "that names its groups sees it only when one of them is here; empty: no upstream restriction.",
+    )
     metadata = models.JSONField(default=dict, blank=True)
     # A plain string ("" for none): configurations belong to ingestion, which knowledge does not import.
     sync_configuration_id = models.CharField(max_length=64, blank=True, default="")
@@ -134,8 +173,9 @@ class Document(models.Model):
 
 
 class Chunk(models.Model):
-    """A passage of a document with its embedding. The document's audience is copied here in a
-    form that a plain substring filter matches on both databases (`knowledge.vectors.audience`)."""
+    """A passage of a document with its embedding. The document's audience and readers are copied
+    here in a form that a plain substring filter matches on both databases
+    (`knowledge.vectors.audience`)."""
 
     document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="chunks")
     tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="+")
@@ -144,6 +184,11 @@ class Chunk(models.Model):
     model = models.CharField(max_length=200, help_text="The embedding model's name.")
     dimension = models.PositiveIntegerField()
     audience = models.TextField(help_text="The document's audience as |group|group| (folded case).")
+    readers = models.TextField(
+        default="",
+        blank=True,
+        help_text="The document's readers in the audience's form; empty: no upstream restriction.",
+    )
     embedding = EmbeddingField()
 
     class Meta:

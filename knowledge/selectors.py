@@ -1,19 +1,23 @@
-"""Reads: the tenant's source rules, loaded once per listing into plain data so that the listing's
-worker threads can evaluate them without touching the ORM; the /v2 tenant check of
-`vectordb_config`; and search of the tenant's knowledge base."""
+"""Reads: the tenant's source rules, loaded once per listing or run into plain data so that
+worker threads can evaluate them without touching the ORM, and listed for the API; the /v2 tenant
+check of `vectordb_config`; and search of the tenant's knowledge base."""
 
 from __future__ import annotations
 
 import uuid
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
+from functools import cached_property
 from urllib.parse import urlsplit
 
+from django.db.models import QuerySet
+
 from adminops.models import Tenant
-from config.api.errors import Forbidden
+from config.api.errors import Forbidden, ResourceNotFound
+from config.api.ids import prefixed_uuid
 from knowledge.embeddings import embedder
-from knowledge.models import Document, SourceRule
-from knowledge.vectors import chunks_search
+from knowledge.models import SOURCE_RULE_PREFIX, Document, SourceRule
+from knowledge.vectors import chunks_search, url_key, url_prefix
 
 ALL_AUDIENCES = "all"
 
@@ -29,12 +33,20 @@ def _covers(rule_url: str, site_url: str) -> bool:
     return site_url == rule_url or site_url.startswith(rule_url + "/")
 
 
+def _prefix(value: str) -> tuple[str, tuple[str, ...]] | None:
+    try:
+        return url_prefix(value)
+    except ValueError:
+        return None  # not an address: it covers nothing
+
+
 @dataclass(frozen=True)
 class SourceRules:
     block_sites: tuple[str, ...] = ()
     block_drives: frozenset[str] = frozenset()
     allow_sites: tuple[str, ...] = ()
     allow_drives: frozenset[str] = frozenset()
+    block_urls: tuple[str, ...] = ()  # blocked URL prefixes of any platform, in `url_key` form
 
     @property
     def restricts(self) -> bool:
@@ -53,6 +65,18 @@ class SourceRules:
         if drive_id in self.block_drives:
             return False
         return self.site_allowed(site_url) or drive_id in self.allow_drives
+
+    def url_blocked(self, url: str) -> bool:
+        """An item's address that a blocked URL prefix or a blocked site covers (case-insensitive;
+        `https://x/a` covers `https://x/a`, `.../a/...`, `.../a?...` and `.../a#...`): ingestion
+        skips it."""
+        key = url_key(url.strip())
+        return any(key == prefix or key.startswith(beneath) for prefix, beneath in self._blocked_prefixes)
+
+    @cached_property
+    def _blocked_prefixes(self) -> tuple[tuple[str, tuple[str, ...]], ...]:
+        found = (_prefix(value) for value in (*self.block_urls, *self.block_sites))
+        return tuple(prefix for prefix in found if prefix is not None)
 
 
 def source_rules_get(
@@ -79,14 +103,43 @@ def source_rules_get(
     for kind, target, value, audiences in rows:
         rule_audiences = {str(a).strip().lower() for a in audiences or []}
         if everyone or not rule_audiences or rule_audiences & wanted:
-            key = site_url_key(value) if target == SourceRule.Target.SITE else value.strip()
-            picked.setdefault((kind, target), set()).add(key)
+            picked.setdefault((kind, target), set()).add(_rule_key(target, value))
     return SourceRules(
         block_sites=tuple(sorted(picked.get(("block", "site"), ()))),
         block_drives=frozenset(picked.get(("block", "drive"), ())),
         allow_sites=tuple(sorted(picked.get(("allow", "site"), ()))),
         allow_drives=frozenset(picked.get(("allow", "drive"), ())),
+        block_urls=tuple(sorted(picked.get(("block", "url"), ()))),
     )
+
+
+def _rule_key(target: str, value: str) -> str:
+    if target == SourceRule.Target.SITE:
+        return site_url_key(value)
+    if target == SourceRule.Target.URL:
+        prefix = _prefix(value)
+        return prefix[0] if prefix is not None else value.strip()
+    return value.strip()
+
+
+def source_rule_list(*, tenant: Tenant, kind: str | None = None, target: str | None = None) -> QuerySet:
+    """The tenant's source rules, by kind, target and value; narrowed to `kind` and `target`."""
+    rules = SourceRule.objects.for_tenant(tenant)
+    if kind is not None:
+        rules = rules.filter(kind=kind)
+    if target is not None:
+        rules = rules.filter(target=target)
+    return rules.order_by("kind", "target", "value")
+
+
+def source_rule_get(*, tenant: Tenant, rule_id: str) -> SourceRule:
+    """The tenant's rule `srule-<uuid>` (or the bare uuid). 404 for another tenant's rule, an
+    unknown one, or an id that is not of that form: no existence oracle."""
+    found = prefixed_uuid(rule_id.strip(), SOURCE_RULE_PREFIX)
+    rule = SourceRule.objects.for_tenant(tenant).filter(id=found).first() if found else None
+    if rule is None:
+        raise ResourceNotFound("No such source rule in this tenant.")
+    return rule
 
 
 def document_find(*, tenant: Tenant, platform_type: str, source_id: str) -> Document | None:

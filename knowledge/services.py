@@ -1,17 +1,23 @@
-"""The /v2 listings: sitelib sites/drives/folders, wiki spaces, ITSM knowledge bases.
+"""Writes of source rules (audited), and the /v2 listings: sitelib sites/drives/folders, wiki
+spaces, ITSM knowledge bases.
 
-Credentials arrive in the request body and live only in these calls' local variables and the
-vendor client built for them: never stored, logged, audited or echoed.
+The listings' credentials arrive in the request body and live only in these calls' local variables
+and the vendor client built for them: never stored, logged, audited or echoed.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.utils import timezone
 
+from adminops.audit import audit_record
 from adminops.models import Tenant
-from config.api.errors import value_error
+from config.api.errors import Conflict, ResourceNotFound, value_error
+from config.api.timestamps import iso_ms
 from integrations.errors import VendorNotFound
 from integrations.http import guard_url
 from integrations.itsm import ItsmClient, ItsmCredentials
@@ -19,7 +25,7 @@ from integrations.sitelib import Drive, Folder, Site, SitelibClient, SitelibCred
 from integrations.wikispace import WikiClient
 from knowledge.errors import UpstreamUnavailable, platform_call
 from knowledge.models import SourceRule
-from knowledge.selectors import SourceRules, site_url_key, source_rules_get
+from knowledge.selectors import SourceRules, site_url_key, source_rule_get, source_rules_get
 
 ALL_FOLDERS = "*"
 
@@ -36,6 +42,70 @@ def source_rule_ensure(
         defaults={"audiences": audiences or [], "note": note},
     )
     return rule
+
+
+def source_rule_create(
+    *,
+    tenant: Tenant,
+    kind: str,
+    target: str,
+    value: str,
+    audiences: Sequence[str] = (),
+    note: str = "",
+    actor: dict,
+    request_id: str | None,
+) -> SourceRule:
+    """A new rule of the tenant, with its audit entry. 422 for a rule that could not apply (a site
+    or URL rule without an http(s) URL, an allow rule of a URL prefix); 409 when the tenant has
+    the same rule (kind, target and value) already."""
+    rule = SourceRule(
+        tenant=tenant, kind=kind, target=target, value=value.strip(), audiences=list(audiences), note=note
+    )
+    problems = rule.problems()
+    if problems:
+        field, message = next(iter(problems.items()))
+        raise value_error(field, message, v2_type="value_error.url" if field == "value" else "value_error")
+    with transaction.atomic():
+        if SourceRule.objects.for_tenant(tenant).filter(kind=kind, target=target, value=rule.value).exists():
+            raise _duplicate(rule)
+        try:
+            with transaction.atomic():
+                rule.save(force_insert=True)
+        except IntegrityError:  # a concurrent create of the same rule won the race
+            raise _duplicate(rule) from None
+        _rule_audit(rule, "SOURCE_RULE_CREATED", actor, request_id)
+    return rule
+
+
+def source_rule_delete(*, tenant: Tenant, rule_id: str, actor: dict, request_id: str | None) -> dict:
+    """Remove the tenant's rule, with its audit entry: `{rule_id, deleted_at}`. 404 for an unknown
+    rule or another tenant's (also when a concurrent delete removed it first)."""
+    with transaction.atomic():
+        rule = source_rule_get(tenant=tenant, rule_id=rule_id)
+        removed, _ = SourceRule.objects.for_tenant(tenant).filter(id=rule.id).delete()
+        if not removed:
+            raise ResourceNotFound("No such source rule in this tenant.")
+        _rule_audit(rule, "SOURCE_RULE_DELETED", actor, request_id)
+    return {"rule_id": rule.public_id, "deleted_at": iso_ms(timezone.now())}
+
+
+def _duplicate(rule: SourceRule) -> Conflict:
+    return Conflict(
+        f"This tenant already has the {rule.kind} rule for {rule.target} {rule.value!r}.",
+        code="SOURCE_RULE_EXISTS",
+    )
+
+
+def _rule_audit(rule: SourceRule, action: str, actor: dict, request_id: str | None) -> None:
+    audit_record(
+        tenant=rule.tenant,
+        action=action,
+        category="knowledge",
+        actor=actor,
+        resource={"type": "source_rule", "id": rule.public_id, "name": f"{rule.kind} {rule.target}"},
+        details={"kind": rule.kind, "target": rule.target, "value": rule.value, "audiences": rule.audiences},
+        request_id=request_id,
+    )
 
 
 @dataclass(frozen=True)

@@ -35,7 +35,9 @@ class KnowledgeSearchInput(serializers.Serializer):
         child=serializers.CharField(max_length=255),
         required=False,
         max_length=100,
-        help_text="Groups the results are for: their chunks and everyone's (default: no restriction).",
+        help_text="Groups the results are for: their chunks and everyone's, and of those only the ones "
+        "the platform lets one of these groups read (documents without upstream readers, or with one of "
+        "the groups among them). Default: no restriction.",
     )
 
     class Meta:

@@ -5,7 +5,8 @@ operation reads or removes another tenant's rows. Writes are ORM code shared by 
 one vendor-dependent step, ranking chunks by cosine similarity, is `ranking.nearest`.
 """
 
-from knowledge.vectors.audience import audience_tags, audience_visible
+from knowledge.vectors.audience import audience_tags, audience_visible, readers_tags, readers_visible
+from knowledge.vectors.prefixes import url_key, url_prefix
 from knowledge.vectors.store import (
     Hit,
     chunks_count,
@@ -13,6 +14,7 @@ from knowledge.vectors.store import (
     document_delete,
     document_upsert,
     documents_delete_by_url_prefix,
+    documents_delete_where,
 )
 
 __all__ = [
@@ -24,4 +26,9 @@ __all__ = [
     "document_delete",
     "document_upsert",
     "documents_delete_by_url_prefix",
+    "documents_delete_where",
+    "readers_tags",
+    "readers_visible",
+    "url_key",
+    "url_prefix",
 ]

@@ -2,20 +2,26 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from urllib.parse import urlsplit
 
 import numpy as np
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Q
+from django.db.models.constants import LOOKUP_SEP
 
 from adminops.models import Tenant
 from knowledge.fields import FLOAT32
 from knowledge.models import Chunk, Document
-from knowledge.vectors.audience import audience_tags, audience_visible
+from knowledge.vectors.audience import audience_tags, audience_visible, readers_tags, readers_visible
+from knowledge.vectors.prefixes import url_key, url_prefix
 from knowledge.vectors.ranking import nearest
+
+# A metadata key that documents_delete_where names in a lookup: letters, digits and single
+# underscores (a double one would reach into a nested key or name a lookup).
+METADATA_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 @dataclass(frozen=True)
@@ -73,21 +79,25 @@ def document_upsert(
     sync_configuration_id: str | None,
     model: str,
     chunks: Sequence[tuple[str, np.ndarray]],
+    readers: Sequence[str] = (),
 ) -> tuple[Document, int, int]:
     """Store the document and replace its chunks in one transaction: a reader sees its old chunks
     or its new ones, never a mix, and a failure on the way leaves the old ones (and the old
-    content hash, so the next run tries again). Returns (document, chunks_written, vectors_removed)."""
+    content hash, so the next run tries again). `readers` are the platform's read permissions of
+    the item (empty: no upstream restriction). Returns (document, chunks_written, vectors_removed)."""
     tags = audience_tags(audience)
+    reader_tags = readers_tags(readers)
     vectors = _embeddings(chunks)
     fields = {
         "platform_type": platform_type,
         "content_type": content_type,
         "source_id": source_id,
         "source_url": source_url,
-        "source_url_key": source_url.casefold(),
+        "source_url_key": url_key(source_url),
         "title": title,
         "content_hash": content_hash,
         "audience": list(audience),
+        "readers": list(readers),
         "metadata": metadata,
         "sync_configuration_id": sync_configuration_id or "",
         "chunk_count": len(chunks),
@@ -108,6 +118,7 @@ def document_upsert(
                 model=model,
                 dimension=vector.size,
                 audience=tags,
+                readers=reader_tags,
                 embedding=vector,
             )
             for ordinal, ((text, _), vector) in enumerate(zip(chunks, vectors, strict=True))
@@ -116,20 +127,40 @@ def document_upsert(
 
 
 def _under(prefix: str) -> Q:
-    """The documents at `prefix` or beneath it in the path: `https://x/sites/a` covers
-    `https://x/sites/a` and `https://x/sites/a/...` but not `https://x/sites/ab`. Case-insensitive."""
-    base = prefix.strip().rstrip("/")
-    parts = urlsplit(base)
-    if parts.scheme not in ("http", "https") or not parts.netloc:
-        raise ValueError("A source URL prefix is an absolute http(s) URL.")
-    key = base.casefold()
-    return Q(source_url_key=key) | Q(source_url_key__startswith=f"{key}/")
+    """The documents that `prefix` covers (`knowledge.vectors.prefixes`): `https://x/a` covers
+    `https://x/a`, `https://x/a/...`, `https://x/a?...` and `https://x/a#...`, not `https://x/ab`."""
+    key, beneath = url_prefix(prefix)
+    covered = Q(source_url_key=key)
+    for start in beneath:
+        covered |= Q(source_url_key__startswith=start)
+    return covered
 
 
 def documents_delete_by_url_prefix(*, tenant: Tenant, prefix: str) -> tuple[int, int]:
     """Remove the tenant's documents under `prefix` with their chunks.
     Returns (documents_deleted, vectors_removed)."""
-    _, deleted = Document.objects.for_tenant(tenant).filter(_under(prefix)).delete()
+    return _deleted(Document.objects.for_tenant(tenant).filter(_under(prefix)))
+
+
+def documents_delete_where(
+    *, tenant: Tenant, platform_type: str, key: str, values: Sequence[str]
+) -> tuple[int, int]:
+    """Remove the tenant's documents of `platform_type` whose `metadata[key]` is one of `values`
+    (JSON strings; a knowledge base's id, a space's key), with their chunks. `key` is a plain
+    identifier (ValueError otherwise). Returns (documents_deleted, vectors_removed)."""
+    if not isinstance(key, str) or not METADATA_KEY.fullmatch(key) or LOOKUP_SEP in key:
+        raise ValueError("A metadata key is a plain identifier (letters, digits, underscores).")
+    wanted = [] if isinstance(values, str) else list(values)
+    if isinstance(values, str) or not all(isinstance(v, str) for v in wanted):
+        raise ValueError("values is a list of strings.")
+    if not wanted:
+        return 0, 0
+    documents = Document.objects.for_tenant(tenant).filter(platform_type=platform_type)
+    return _deleted(documents.filter(**{f"metadata__{key}__in": wanted}))
+
+
+def _deleted(documents) -> tuple[int, int]:
+    _, deleted = documents.delete()
     return deleted.get(Document._meta.label, 0), deleted.get(Chunk._meta.label, 0)
 
 
@@ -153,8 +184,9 @@ def chunks_search(
     audience: Sequence[str] | None = None,
 ) -> list[Hit]:
     """The tenant's `top_k` chunks of embedding `model` nearest to `vector`, best first.
-    `audience` None: no audience filter (the caller may see all of the tenant's knowledge);
-    a list of groups: those groups' chunks and everyone's ([] sees only everyone's)."""
+    `audience` None: no audience or readers filter (the caller may see all of the tenant's
+    knowledge); a list of groups: those groups' chunks and everyone's ([] sees only everyone's),
+    and of those only the ones without readers or with one of the groups among their readers."""
     query = embedding_check(vector)
     if top_k < 1:
         raise ValueError("top_k is at least 1.")
@@ -162,7 +194,7 @@ def chunks_search(
     if platform_types is not None:
         candidates = candidates.filter(document__platform_type__in=list(platform_types))
     if audience is not None:
-        candidates = candidates.filter(audience_visible(audience))
+        candidates = candidates.filter(audience_visible(audience) & readers_visible(audience))
     return [_hit(chunk, score) for chunk, score in nearest(candidates, query, top_k)]
 
 

@@ -64,3 +64,28 @@ def test_the_same_rule_cannot_be_saved_twice_for_a_tenant(console, tenant, other
         == 302
     )
     assert SourceRule.objects.count() == 2
+
+
+def test_an_operator_blocks_a_url_prefix_and_finds_it_by_its_target(console, tenant):
+    fields = {"tenant": tenant.id, "kind": "block", "audiences": "[]"}
+    url_rule = {**fields, "target": "url", "value": "https://wiki.test/spaces/HR"}
+    assert console.post("/admin/knowledge/sourcerule/add/", url_rule).status_code == 302
+    site_rule = {**fields, "target": "site", "value": "https://contoso.sitelib.test/sites/finance"}
+    assert console.post("/admin/knowledge/sourcerule/add/", site_rule).status_code == 302
+    console.get("/admin/knowledge/sourcerule/")  # shows (and so clears) the "added" messages
+    page = console.get("/admin/knowledge/sourcerule/", {"target__exact": "url"}).content.decode()
+    assert "wiki.test/spaces/HR" in page and "sites/finance" not in page
+    assert "URL prefix (any platform)" in page
+
+
+@pytest.mark.parametrize(
+    ("kind", "value"),
+    [("block", "wiki.test/spaces/HR"), ("allow", "https://wiki.test/spaces/HR")],
+)
+def test_the_admin_refuses_a_url_rule_that_could_not_apply(console, tenant, kind, value):
+    response = console.post(
+        "/admin/knowledge/sourcerule/add/",
+        {"tenant": tenant.id, "kind": kind, "target": "url", "value": value, "audiences": "[]"},
+    )
+    assert response.status_code == 200  # the form again, with its errors
+    assert SourceRule.objects.count() == 0

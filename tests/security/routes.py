@@ -85,6 +85,9 @@ REQUIRES: dict[tuple[str, str], Need] = {
     ("v2/wikispace/space-listing", "POST"): KNOWLEDGE,
     ("v2/itsmplatform/kb-listing", "POST"): KNOWLEDGE,
     ("v2/knowledge/search", "POST"): KNOWLEDGE_VIEW,
+    ("v2/knowledge/source-rules", "GET"): KNOWLEDGE_VIEW,
+    ("v2/knowledge/source-rules", "POST"): KNOWLEDGE_WRITE,
+    ("v2/knowledge/source-rules/{rule_id}", "DELETE"): KNOWLEDGE_WRITE,
     ("v2/sitelib/upload", "POST"): KNOWLEDGE_WRITE,
     ("v2/sitelib/ingest", "POST"): KNOWLEDGE_WRITE,
     ("v2/sitelib/status", "GET"): KNOWLEDGE_VIEW,
@@ -120,6 +123,7 @@ PLACEHOLDERS = {
     "tool_key": lambda: "itdocs.organization.list",  # a real tool: permission is checked after lookup
     "connection_id": lambda: f"conn_{uuid.uuid4().hex}",
     "approval_id": lambda: str(uuid.uuid4()),
+    "rule_id": lambda: f"srule-{uuid.uuid4()}",
 }
 
 
