@@ -204,7 +204,8 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
-    "ENUM_NAME_OVERRIDES": {},
+    # The platforms that ingestion reads (search, retry, configurations): one choice set, one name.
+    "ENUM_NAME_OVERRIDES": {"IngestionPlatformEnum": "knowledge.models.PLATFORM_TYPES"},
     # The docs' sections, in this order, each with its description (tests/test_openapi_schema.py
     # holds every operation to a summary and a declared tag, and every tag to an operation).
     "TAGS": [

@@ -11,6 +11,7 @@ from adminops.console import TENANT_ADMIN, ReadOnlyAdmin, TenantScopedAdmin
 from adminops.principals import Principal
 from config.api.errors import ApiError
 from ingestion.models import FailedFileRow, SyncConfiguration, SyncRun, SyncRunItem
+from ingestion.services.configurations import sync_configuration_delete, sync_configuration_stop
 from ingestion.services.runs import sync_run_queue, sync_run_stop
 
 FAILURES_SHOWN = 50
@@ -34,7 +35,8 @@ def _actor(request) -> dict:
 @admin.register(SyncConfiguration)
 class SyncConfigurationAdmin(TenantScopedAdmin, admin.ModelAdmin):
     """Configurations come from uploads; here operators rename them, schedule them (`interval
-    minutes`), switch them off, and start a run now."""
+    minutes`), start a run now, Stop Sync (no more scheduled runs, the active one stopped, what was
+    ingested kept), and delete them with everything they ingested."""
 
     list_display = (
         "name",
@@ -48,7 +50,7 @@ class SyncConfigurationAdmin(TenantScopedAdmin, admin.ModelAdmin):
     list_filter = ("platform", "enabled", ("tenant", admin.RelatedOnlyFieldListFilter))
     search_fields = ("name", "integration_id", "platform_domain", "tenant__name")
     change_roles = TENANT_ADMIN
-    actions = ["sync_now"]
+    actions = ["sync_now", "stop_sync", "delete_with_knowledge"]
     readonly_fields = (
         "id",
         "tenant",
@@ -66,6 +68,33 @@ class SyncConfigurationAdmin(TenantScopedAdmin, admin.ModelAdmin):
 
     def has_add_permission(self, request):
         return False
+
+    def get_actions(self, request):
+        actions = super().get_actions(request)
+        actions.pop("delete_selected", None)  # a bare row delete would leave the credential behind
+        return actions
+
+    def delete_model(self, request, obj):
+        sync_configuration_delete(configuration=obj, actor=_actor(request))
+
+    @admin.action(description="Stop Sync (no more scheduled runs; the knowledge stays)")
+    def stop_sync(self, request, queryset):
+        for configuration in queryset.select_related("tenant"):
+            sync_configuration_stop(configuration=configuration, actor=_actor(request))
+            self.message_user(request, f"{configuration}: stopped.", messages.SUCCESS)
+
+    @admin.action(description="Delete with everything it ingested (documents, failures, credential)")
+    def delete_with_knowledge(self, request, queryset):
+        if not self.has_delete_permission(request):
+            self.message_user(request, "Not allowed.", messages.ERROR)
+            return
+        for configuration in queryset.select_related("tenant"):
+            removed = sync_configuration_delete(configuration=configuration, actor=_actor(request))
+            self.message_user(
+                request,
+                f"{configuration}: deleted with {removed['documents_deleted']} documents.",
+                messages.SUCCESS,
+            )
 
     def get_queryset(self, request):
         return super().get_queryset(request).select_related("tenant")

@@ -79,7 +79,10 @@ class SyncConfiguration(models.Model):
     integration_id = models.CharField(max_length=255, help_text="The vault credential the runs use.")
     platform_domain = models.CharField(max_length=255, help_text="vectordb_config.platform_domain")
     scope = models.JSONField(
-        default=dict, blank=True, help_text="site_urls, sub_sites, drives, folders, pages (lists of strings)."
+        default=dict,
+        blank=True,
+        help_text="sitelib: site_urls, sub_sites, drives, folders, pages; wikispace: space; "
+        "itsmplatform: knowledge_bases, article_query_names.",
     )
     content_restriction = models.JSONField(
         default=dict, blank=True, help_text="audience, blacklisted, source_restriction."
@@ -169,6 +172,9 @@ class SyncRun(models.Model):
     lease_holder = models.CharField(max_length=64, blank=True)
     lease_expires_at = models.DateTimeField(null=True, blank=True)
     stop_requested = models.BooleanField(default=False)
+    retry_items = models.JSONField(
+        default=dict, blank=True, help_text="A retry run's items: item key -> content type."
+    )
     triggered_by = models.JSONField(default=dict, blank=True)
 
     objects = SyncRunQuerySet.as_manager()
@@ -211,6 +217,7 @@ class SyncRunItem(models.Model):
 
     run = models.ForeignKey(SyncRun, on_delete=models.CASCADE, related_name="items")
     item_key = models.CharField(max_length=512, help_text="The platform's id of the item.")
+    content_type = models.CharField(max_length=32, blank=True, help_text="<platform>_article or _attachment.")
     name = models.TextField(blank=True)
     source_url = models.TextField(blank=True)
     outcome = models.CharField(max_length=16, choices=Outcome.choices)

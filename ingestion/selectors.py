@@ -55,7 +55,11 @@ def sync_run_page(
     configuration_id: uuid.UUID | None = None,
 ) -> tuple[list[SyncRun], int]:
     """The tenant's runs of the platform, newest first, narrowed by whichever ids are given."""
-    runs = SyncRun.objects.for_tenant(tenant).filter(configuration__platform=platform)
+    runs = (
+        SyncRun.objects.for_tenant(tenant)
+        .filter(configuration__platform=platform)
+        .select_related("configuration")
+    )
     if job_id is not None:
         runs = runs.filter(job_id=job_id)
     if run_id is not None:

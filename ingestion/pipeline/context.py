@@ -6,11 +6,9 @@ from dataclasses import dataclass
 
 from adminops.models import Tenant
 from ingestion.models import SyncConfiguration, SyncRun
-from integrations.sitelib import DriveItem, SitelibClient
+from ingestion.pipeline.sources import Source, SourceItem
 from knowledge.embeddings import Embedder
-
-PLATFORM = "sitelib"
-CONTENT_TYPE = "sitelib_attachment"  # a drive's files are attachments (DESIGN section 10)
+from knowledge.selectors import SourceRules
 
 
 @dataclass
@@ -19,13 +17,19 @@ class RunContext:
     holder: str  # the attempt that holds the run (its lease)
     configuration: SyncConfiguration
     tenant: Tenant
-    client: SitelibClient
+    source: Source
     embedder: Embedder
     audience: list[str]
     use_ocr: bool
+    rules: SourceRules  # the tenant's block list when the configuration is `blacklisted`, else none
+    keep_readers: bool  # `source_restriction`: documents keep the platform's read permissions
 
+    @property
+    def platform(self) -> str:
+        return self.source.platform
 
-def source_id_of(item: DriveItem) -> str:
-    """A drive item's id in the knowledge base and the failed-file store: item ids are unique
-    within their drive."""
-    return f"{item.drive_id}/{item.id}"
+    def blocked(self, item: SourceItem) -> bool:
+        return self.rules.url_blocked(item.web_url)
+
+    def readers(self, item: SourceItem) -> list[str]:
+        return list(item.readers) if self.keep_readers else []

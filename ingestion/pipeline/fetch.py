@@ -1,6 +1,6 @@
 """Pipeline stage "fetch": decide from the item's metadata whether it can be read (size, type), then
-download it within `INGEST_DOWNLOAD_TIMEOUT_S`, retries included. An oversized item's content is
-never asked for."""
+fetch its content within `INGEST_DOWNLOAD_TIMEOUT_S`, retries included. An oversized item's content
+is never asked for."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from django.conf import settings
 
 from ingestion.pipeline.extract import ExtractionFailed, format_check
 from ingestion.pipeline.failures import ItemFailed, ItemGone
+from ingestion.pipeline.sources import Content, Source, SourceItem
 from integrations.errors import (
     ContentTooLarge,
     VendorDenied,
@@ -16,7 +17,6 @@ from integrations.errors import (
     VendorTimeout,
 )
 from integrations.http import OutboundRefused
-from integrations.sitelib import DriveItem, SitelibClient, item_too_large
 
 MB = 1024 * 1024
 
@@ -25,28 +25,27 @@ def max_bytes() -> int:
     return settings.INGEST_MAX_FILE_MB * MB
 
 
-def item_check(*, item: DriveItem, use_ocr: bool) -> None:
+def item_check(*, item: SourceItem, use_ocr: bool) -> None:
     """FILE_TOO_LARGE from the platform's size, then UNSUPPORTED_FORMAT (or OCR_FAILED for an
     image without OCR) from the name and MIME type: both before any download."""
-    if item_too_large(item, max_bytes()):
+    if item.size is not None and item.size > max_bytes():
         raise ItemFailed(
             "FILE_TOO_LARGE",
             f"{item.size / MB:.1f} MB is over the limit of {settings.INGEST_MAX_FILE_MB} MB "
             "(INGEST_MAX_FILE_MB).",
         )
     try:
-        format_check(file_name=item.name, mime_type=item.mime_type or None, use_ocr=use_ocr)
+        format_check(file_name=item.file_name, mime_type=item.mime_type or None, use_ocr=use_ocr)
     except ExtractionFailed as exc:
         raise ItemFailed(exc.error_type, exc.message) from None
 
 
-def item_download(*, client: SitelibClient, item: DriveItem) -> bytes:
+def item_fetch(*, source: Source, item: SourceItem) -> Content:
+    """The item's content, or why not: ItemGone (deleted since discovery) or ItemFailed."""
     try:
-        return client.item_content(
-            item.drive_id, item.id, max_bytes=max_bytes(), timeout_s=settings.INGEST_DOWNLOAD_TIMEOUT_S
-        )
+        return source.content(item, max_bytes=max_bytes(), timeout_s=settings.INGEST_DOWNLOAD_TIMEOUT_S)
     except VendorNotFound as exc:
-        raise ItemGone(item.id) from exc
+        raise ItemGone(item.key) from exc
     except ContentTooLarge as exc:
         raise ItemFailed("FILE_TOO_LARGE", exc.message) from None
     except VendorTimeout as exc:

@@ -1,6 +1,6 @@
-"""Each file of a run through fetch, extract, chunk, embed and store, in order of discovery.
+"""Each item of a run through fetch, extract, chunk, embed and store, in order of discovery.
 
-Downloading and reading a file (network, the extraction child, the tokenizer) runs in a few
+Fetching and reading an item (network, the extraction child, the tokenizer) runs in a few
 threads ahead of the one that embeds and stores: while the model embeds one batch, the next files
 are already on their way. Everything that touches the database stays on the run's own thread.
 """
@@ -20,19 +20,21 @@ from ingestion.pipeline.context import RunContext
 from ingestion.pipeline.embed import chunks_embed
 from ingestion.pipeline.extract import ExtractionFailed, text_extract
 from ingestion.pipeline.failures import ItemFailed, ItemGone
-from ingestion.pipeline.fetch import item_check, item_download
+from ingestion.pipeline.fetch import item_check, item_fetch
+from ingestion.pipeline.sources import Source, SourceItem
 from ingestion.pipeline.store import (
     Prepared,
+    blocked_store,
     document_store,
     failure_store,
     item_unchanged,
     removal_store,
     skip_store,
 )
-from integrations.sitelib import DriveItem, SitelibClient
 
 READ_AHEAD = 3  # threads downloading and reading the next files
 UNCHANGED = "unchanged"
+BLOCKED = "blocked"
 
 
 @dataclass
@@ -41,11 +43,11 @@ class Read:
     chunks: list[str]
 
 
-def items_ingest(*, ctx: RunContext, items: Iterable[DriveItem]) -> bool:
+def items_ingest(*, ctx: RunContext, items: Iterable[SourceItem]) -> bool:
     """Returns whether a stop was requested (files read but not yet stored are left for the next
     run then)."""
     waiting: list[Prepared] = []
-    queue: deque[tuple[DriveItem, object]] = deque()
+    queue: deque[tuple[SourceItem, object]] = deque()
     upcoming = iter(items)
     with ThreadPoolExecutor(max_workers=READ_AHEAD, thread_name_prefix="ingest-read") as pool:
         while True:
@@ -65,31 +67,36 @@ def items_ingest(*, ctx: RunContext, items: Iterable[DriveItem]) -> bool:
     return _embed_and_store(ctx, waiting) if waiting else False
 
 
-def _triage(ctx: RunContext, pool: ThreadPoolExecutor, item: DriveItem) -> object:
-    """What the metadata decides on this thread (a failure, or unchanged), else the file's reading
-    started in the pool."""
+def _triage(ctx: RunContext, pool: ThreadPoolExecutor, item: SourceItem) -> object:
+    """What the metadata decides on this thread (blocked, a failure, or unchanged), else the item's
+    reading started in the pool."""
+    if ctx.blocked(item):
+        return BLOCKED
     try:
         item_check(item=item, use_ocr=ctx.use_ocr)
     except ItemFailed as failure:
         return failure
     if item_unchanged(ctx=ctx, item=item):
         return UNCHANGED
-    return pool.submit(_read, ctx.client, item, ctx.use_ocr)
+    return pool.submit(_read, ctx.source, item, ctx.use_ocr)
 
 
-def _read(client: SitelibClient, item: DriveItem, use_ocr: bool) -> Read:
-    """Download, extract, hash and chunk (in a pool thread: no database here)."""
-    content = item_download(client=client, item=item)
+def _read(source: Source, item: SourceItem, use_ocr: bool) -> Read:
+    """Fetch, extract, hash and chunk (in a pool thread: no database here)."""
+    content = item_fetch(source=source, item=item)
     try:
         text = text_extract(
-            content=content, file_name=item.name, mime_type=item.mime_type or None, use_ocr=use_ocr
+            content=content.data,
+            file_name=content.file_name,
+            mime_type=content.mime_type or None,
+            use_ocr=use_ocr,
         )
     except ExtractionFailed as exc:
         raise ItemFailed(exc.error_type, exc.message) from None
     return Read(text_hash=hashlib.sha256(text.encode("utf-8")).hexdigest(), chunks=text_chunk(text))
 
 
-def _settle(ctx: RunContext, item: DriveItem, ticket: object, waiting: list[Prepared]) -> bool:
+def _settle(ctx: RunContext, item: SourceItem, ticket: object, waiting: list[Prepared]) -> bool:
     """Record what became of the item, or put it among those waiting for embeddings. Returns
     whether a stop was requested."""
     if isinstance(ticket, Future):
@@ -99,6 +106,8 @@ def _settle(ctx: RunContext, item: DriveItem, ticket: object, waiting: list[Prep
             ticket = failure
         except ItemGone:
             return bool(removal_store(ctx=ctx, item=item))
+    if ticket == BLOCKED:
+        return blocked_store(ctx=ctx, item=item)
     if isinstance(ticket, ItemFailed):
         return failure_store(ctx=ctx, item=item, failure=ticket)
     if ticket == UNCHANGED or item_unchanged(ctx=ctx, item=item, text_hash=ticket.text_hash):

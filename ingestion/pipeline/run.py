@@ -1,18 +1,21 @@
 """One attempt at a sync run (the Celery task calls this): claim the run, discover, then each item
 through the stages (fetch, extract, chunk, embed, store), a stop request honoured at the next
-item, and the run's status decided at the end. Per-item failures never stop a run."""
+item, and the run's status decided at the end. Per-item failures never stop a run.
+
+A retry run (`retry-failed`) discovers as a full run does and takes only the items it was asked to
+retry; an asked-for item that discovery no longer finds is gone, and its failure record with it.
+"""
 
 from __future__ import annotations
 
 import logging
 
-from ingestion.models import Platform, SyncRun
-from ingestion.pipeline.context import RunContext, source_id_of
-from ingestion.pipeline.discover import Discovery, discover, scope_query
+from ingestion.models import SyncRun
+from ingestion.pipeline.context import RunContext
 from ingestion.pipeline.failures import RunFailed
 from ingestion.pipeline.items import items_ingest
-from ingestion.pipeline.source import sitelib_client
-from ingestion.pipeline.store import removal_store
+from ingestion.pipeline.sources import Discovery, SourceItem, source_open
+from ingestion.pipeline.store import document_removal_store, removal_store
 from ingestion.services.runs import (
     LeaseLost,
     sync_run_claim,
@@ -22,9 +25,8 @@ from ingestion.services.runs import (
 )
 from integrations.errors import VendorError
 from integrations.http import OutboundRefused
-from integrations.sitelib import DriveItem
 from knowledge.embeddings import embedder
-from knowledge.selectors import documents_of_configuration
+from knowledge.selectors import SourceRules, document_find, documents_of_configuration, source_rules_get
 
 logger = logging.getLogger(__name__)
 
@@ -48,19 +50,12 @@ def sync_run_execute(*, run_id: str) -> float | None:
 
 
 def _execute(run: SyncRun, holder: str) -> None:
-    configuration = run.configuration
-    if configuration.platform != Platform.SITELIB:
-        sync_run_finish(
-            run=run,
-            holder=holder,
-            status=SyncRun.Status.FAILED,
-            error=f"Runs of {configuration.platform} configurations are not available yet.",
-        )
-        return
     try:
-        client = sitelib_client(configuration=configuration)
-        with client:
-            _run_with(run, holder, client)
+        source = source_open(run.configuration)
+        try:
+            _run_with(_context(run, holder, source))
+        finally:
+            source.close()
     except RunFailed as exc:
         sync_run_finish(run=run, holder=holder, status=SyncRun.Status.FAILED, error=str(exc))
     except LeaseLost:
@@ -75,80 +70,97 @@ def _execute(run: SyncRun, holder: str) -> None:
         )
 
 
-def _run_with(run: SyncRun, holder: str, client) -> None:
-    ctx = _context(run, holder, client)
+def _run_with(ctx: RunContext) -> None:
+    run, holder = ctx.run, ctx.holder
     found = _discover(ctx)
     handled = sync_run_handled(run=run)
-    stop = sync_run_discovered(run=run, holder=holder, count=len(found.files))
-    if not stop:
-        stop = _removals(ctx, [item for item in found.deleted if source_id_of(item) not in handled])
-    if not stop:
-        stop = items_ingest(
-            ctx=ctx, items=[item for item in found.files if source_id_of(item) not in handled]
-        )
-    if not stop and not run.incremental:
-        stop = _remove_unseen(ctx, found, handled)
+    if run.kind == SyncRun.Kind.RETRY:
+        stop = _retry(ctx, found, handled)
+    else:
+        stop = sync_run_discovered(run=run, holder=holder, count=len(found.items))
+        if not stop:
+            stop = _removals(ctx, [item for item in found.deleted if item.key not in handled])
+        if not stop:
+            stop = items_ingest(ctx=ctx, items=[item for item in found.items if item.key not in handled])
+        if not stop:
+            stop = _remove_unseen(ctx, found, handled)
     if stop:
         sync_run_finish(run=run, holder=holder, status=SyncRun.Status.STOPPED, error=STOPPED)
     else:
         sync_run_finish(run=run, holder=holder, delta_tokens=found.delta_tokens)
 
 
-def _context(run: SyncRun, holder: str, client) -> RunContext:
+def _context(run: SyncRun, holder: str, source) -> RunContext:
     configuration = run.configuration
-    audience = (configuration.content_restriction or {}).get("audience") or []
+    restriction = configuration.content_restriction or {}
+    audience = list(restriction.get("audience") or []) or ["all"]
     return RunContext(
         run=run,
         holder=holder,
         configuration=configuration,
         tenant=configuration.tenant,
-        client=client,
+        source=source,
         embedder=embedder(),
-        audience=list(audience) or ["all"],
+        audience=audience,
         use_ocr=configuration.use_ocr,
+        rules=_block_list(configuration.tenant, audience)
+        if restriction.get("blacklisted")
+        else SourceRules(),
+        keep_readers=bool(restriction.get("source_restriction")),
     )
+
+
+def _block_list(tenant, audience: list[str]) -> SourceRules:
+    return source_rules_get(tenant=tenant, audience=audience, blacklisted=True, source_restriction=False)
 
 
 def _discover(ctx: RunContext) -> Discovery:
     run, configuration = ctx.run, ctx.configuration
+    incremental = run.incremental and run.kind != SyncRun.Kind.RETRY
     try:
-        return discover(
-            client=ctx.client,
-            tenant=ctx.tenant,
-            query=scope_query(scope=configuration.scope, restriction=configuration.content_restriction or {}),
-            tokens=configuration.delta_tokens if run.incremental else {},
-            incremental=run.incremental,
+        return ctx.source.discover(
+            incremental=incremental,
             since=run.window_start,
+            tokens=configuration.delta_tokens if incremental else {},
         )
     except (VendorError, OutboundRefused) as exc:
         raise RunFailed(f"Discovery failed: {getattr(exc, 'message', exc)}") from None
 
 
-def _removals(ctx: RunContext, deleted: list[DriveItem]) -> bool:
+def _removals(ctx: RunContext, deleted: list[SourceItem]) -> bool:
     """Items the change feed says were deleted leave the knowledge base; returns whether a stop
     was requested."""
     return any(removal_store(ctx=ctx, item=item) for item in deleted)
 
 
 def _remove_unseen(ctx: RunContext, found: Discovery, handled: set[str]) -> bool:
-    """A full run saw every file in scope of the drives it walked: the configuration's documents
-    in those drives that it did not see are gone from the source (or out of the scope now) and
-    leave the knowledge base. Returns whether a stop was requested."""
-    seen = {source_id_of(item) for item in found.files} | handled
-    walked = set(found.walked_drives)
+    """The configuration's documents that discovery would have found but did not are gone from
+    the source (or out of the scope now) and leave the knowledge base. Returns whether a stop was
+    requested."""
+    seen = {item.key for item in found.items} | handled
     for document in documents_of_configuration(
         tenant=ctx.tenant, sync_configuration_id=ctx.configuration.public_id
     ):
-        metadata = document.metadata or {}
-        if document.source_id in seen or metadata.get("drive_id") not in walked:
+        if document.source_id in seen or not found.covers(document):
             continue
-        gone = DriveItem(
-            id=str(metadata.get("item_id") or ""),
-            drive_id=str(metadata["drive_id"]),
-            name=document.title,
-            web_url=document.source_url,
-            deleted=True,
-        )
-        if removal_store(ctx=ctx, item=gone):
+        if document_removal_store(
+            ctx=ctx, key=document.source_id, content_type=document.content_type, document=document
+        ):
             return True
     return False
+
+
+def _retry(ctx: RunContext, found: Discovery, handled: set[str]) -> bool:
+    """The asked-for items that discovery found go through the stages again; the others are gone
+    at the source: their failure records (and any document) are removed."""
+    wanted = {key: content_type for key, content_type in ctx.run.retry_items.items() if key not in handled}
+    items = [item for item in found.items if item.key in wanted]
+    stop = sync_run_discovered(run=ctx.run, holder=ctx.holder, count=len(items))
+    if not stop:
+        stop = items_ingest(ctx=ctx, items=items)
+    for key in sorted(set(wanted) - {item.key for item in items}):
+        if stop:
+            break
+        document = document_find(tenant=ctx.tenant, platform_type=ctx.platform, source_id=key)
+        stop = bool(document_removal_store(ctx=ctx, key=key, content_type=wanted[key], document=document))
+    return stop

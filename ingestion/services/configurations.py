@@ -1,13 +1,18 @@
-"""Sync configurations: created or reused by an upload, run again by "Sync Now" (DESIGN section 15).
+"""Sync configurations: created or reused by an upload, run again by "Sync Now", stopped ("Stop
+Sync") or deleted with everything they ingested (DESIGN section 15).
 
-A configuration names the vault credential its runs use; the request that creates it only checks
-that the credential exists. Its secrets are read in the worker, when a run needs them.
+A configuration names the vault credential its runs use. For the document sites that is a
+credential the tenant stored beforehand (the request only checks that it exists); the wiki and
+IT-service uploads carry their credentials in the body, and those are kept as a credential of the
+tenant owned by the configuration (`ingestion-<configuration uuid>`): replaced by a later upload
+that carries new ones, removed with the configuration. Secrets are read in the worker, when a run
+needs them.
 """
 
 from __future__ import annotations
 
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from django.db import transaction
@@ -16,20 +21,34 @@ from django.utils import timezone
 from adminops.audit import audit_record, system_actor
 from adminops.models import Tenant
 from config.api.errors import value_error
-from ingestion.models import Platform, SyncConfiguration, SyncRun
+from ingestion.models import SyncConfiguration, SyncRun, SyncRunItem
 from ingestion.selectors import sync_configuration_get
-from ingestion.services.runs import RunAlreadyActive, sync_run_queue
+from ingestion.services.failed_files import failed_file_remove
+from ingestion.services.runs import RunAlreadyActive, sync_run_queue, sync_run_stop
+from knowledge.vectors import documents_delete_of_configuration
 from vault.selectors import credential_live_get
+from vault.services import credential_delete, credential_rotate, credential_store, credential_update
 
 SCOPE_FIELDS = ("site_urls", "sub_sites", "drives", "folders", "pages")
+OWNED_PREFIX = "ingestion-"
+
+
+@dataclass(frozen=True)
+class PlatformAccount:
+    """Credentials an upload body carries, to keep in the vault: `metadata` is shown, `secrets` are
+    sealed."""
+
+    auth_type: str
+    metadata: dict
+    secrets: dict = field(repr=False)
 
 
 @dataclass(frozen=True)
 class UploadRequest:
     """An upload's body, parsed. `scope` and `content_restriction` are None when the body has none."""
 
+    platform: str
     platform_domain: str
-    integration_id: str | None
     scope: dict | None
     content_restriction: dict | None
     use_ocr: bool
@@ -38,20 +57,25 @@ class UploadRequest:
     last_sync: datetime | None
     sync_configuration_id: uuid.UUID | None
     job_id: str | None
+    integration_id: str | None = None  # sitelib: the vault credential holding the app registration
+    account: PlatformAccount | None = None  # wikispace, itsmplatform
+    name: str = ""
 
 
-def sitelib_upload(*, tenant: Tenant, upload: UploadRequest, actor: dict, request_id: str | None) -> SyncRun:
+def upload(*, tenant: Tenant, upload: UploadRequest, actor: dict, request_id: str | None) -> SyncRun:
     """Create the configuration the body describes (or update the one it names) and queue its run;
-    no call to the platform. 422 naming `integrationId` when the vault holds no such credential,
-    404 for an unknown configuration, 409 while one of its runs is queued or running."""
-    integration_id = upload.integration_id or f"sitelib-{upload.platform_domain}"
-    if credential_live_get(tenant=tenant, integration_id=integration_id) is None:
-        raise value_error(
-            "integrationId",
-            f"The vault holds no credential for integration '{integration_id}': store the app "
-            "registration there first (docs/ingestion.md).",
-            v2_type="value_error.credential",
-        )
+    no call to the platform. 422 naming `integrationId` when a sitelib upload names no stored
+    credential, 404 for an unknown configuration, 409 while one of its runs is queued or running."""
+    integration_id = None
+    if upload.account is None:
+        integration_id = upload.integration_id or f"sitelib-{upload.platform_domain}"
+        if credential_live_get(tenant=tenant, integration_id=integration_id) is None:
+            raise value_error(
+                "integrationId",
+                f"The vault holds no credential for integration '{integration_id}': store the app "
+                "registration there first (docs/ingestion.md).",
+                v2_type="value_error.credential",
+            )
     with transaction.atomic():
         configuration = _configuration_for(tenant, upload, integration_id, actor, request_id)
         return sync_run_queue(
@@ -66,53 +90,91 @@ def sitelib_upload(*, tenant: Tenant, upload: UploadRequest, actor: dict, reques
 
 
 def _configuration_for(
-    tenant: Tenant, upload: UploadRequest, integration_id: str, actor: dict, request_id: str | None
+    tenant: Tenant, upload: UploadRequest, integration_id: str | None, actor: dict, request_id: str | None
 ) -> SyncConfiguration:
     if upload.sync_configuration_id is None:
         configuration = SyncConfiguration(
+            id=uuid.uuid4(),
             tenant=tenant,
-            platform=Platform.SITELIB,
-            name=_name(upload),
-            scope=upload.scope or {key: [] for key in SCOPE_FIELDS},
+            platform=upload.platform,
+            name=upload.name[:255],
+            scope=upload.scope or {},
             content_restriction=upload.content_restriction or {},
         )
         action = "SYNC_CONFIGURATION_CREATED"
     else:
         configuration = sync_configuration_get(
-            tenant=tenant, configuration_id=upload.sync_configuration_id, platform=Platform.SITELIB
+            tenant=tenant, configuration_id=upload.sync_configuration_id, platform=upload.platform
         )
         if upload.scope is not None:
             configuration.scope = upload.scope
         if upload.content_restriction is not None:
             configuration.content_restriction = upload.content_restriction
         action = "SYNC_CONFIGURATION_UPDATED"
+    if upload.account is not None:
+        integration_id = _keep_account(configuration, upload.account, actor, request_id)
     configuration.integration_id = integration_id
     configuration.platform_domain = upload.platform_domain
     configuration.use_ocr = upload.use_ocr
     configuration.processor_mode = upload.processor_mode
     configuration.save()
+    _audit(configuration, action, actor, request_id, {"integrationId": integration_id})
+    return configuration
+
+
+def _keep_account(
+    configuration: SyncConfiguration, account: PlatformAccount, actor: dict, request_id: str | None
+) -> str:
+    """Store the body's credentials as the configuration's own vault credential, or replace the
+    values of the one it has. Returns its integration id."""
+    integration_id = f"{OWNED_PREFIX}{configuration.id}"
+    tenant = configuration.tenant
+    owned = credential_live_get(tenant=tenant, integration_id=integration_id)
+    if owned is None:
+        credential_store(
+            tenant=tenant,
+            actor=actor,
+            integration_id=integration_id,
+            name=f"{configuration.platform} ingestion: {configuration.name}"[:255],
+            description=f"Kept for sync configuration {configuration.public_id}; removed with it.",
+            auth_type=account.auth_type,
+            metadata=account.metadata,
+            secrets=account.secrets,
+            request_id=request_id,
+        )
+        return integration_id
+    if owned.metadata != account.metadata:
+        credential_update(
+            tenant=tenant,
+            actor=actor,
+            integration_id=integration_id,
+            credential_id=owned.id,
+            changes={"metadata": account.metadata},
+            request_id=request_id,
+        )
+    credential_rotate(
+        tenant=tenant, actor=actor, credential_id=owned.id, secrets=account.secrets, request_id=request_id
+    )
+    return integration_id
+
+
+def _audit(configuration: SyncConfiguration, action: str, actor: dict, request_id: str | None, details: dict):
     audit_record(
-        tenant=tenant,
+        tenant=configuration.tenant,
         action=action,
         category="ingestion",
         actor=actor,
         resource={"type": "sync_configuration", "id": configuration.public_id, "name": configuration.name},
-        details={"platform": configuration.platform, "integrationId": integration_id},
+        details={"platform": configuration.platform, **details},
         request_id=request_id,
     )
-    return configuration
 
 
-def _name(upload: UploadRequest) -> str:
-    sites = (upload.scope or {}).get("site_urls") or []
-    where = sites[0] if len(sites) == 1 else f"{len(sites)} sites" if sites else "every site"
-    return f"sitelib {upload.platform_domain}: {where}"[:255]
-
-
-def sitelib_ingest(
+def sync_now(
     *,
     tenant: Tenant,
     configuration_id: uuid.UUID,
+    platform: str,
     incremental: bool,
     actor: dict,
     request_id: str | None,
@@ -120,11 +182,86 @@ def sitelib_ingest(
 ) -> SyncRun:
     """ "Sync Now": a new run of an existing configuration (404 unknown, 409 while one is active)."""
     configuration = sync_configuration_get(
-        tenant=tenant, configuration_id=configuration_id, platform=Platform.SITELIB
+        tenant=tenant, configuration_id=configuration_id, platform=platform
     )
     return sync_run_queue(
         configuration=configuration, kind=kind, incremental=incremental, actor=actor, request_id=request_id
     )
+
+
+def sync_configuration_change(
+    *, configuration: SyncConfiguration, changes: dict, actor: dict, request_id: str | None = None
+) -> SyncConfiguration:
+    """Rename, schedule (`interval_minutes`, None for on request only) or switch on and off
+    (`enabled`: false is Stop Sync)."""
+    if changes.get("enabled") is False and configuration.enabled:
+        configuration = sync_configuration_stop(
+            configuration=configuration, actor=actor, request_id=request_id
+        )
+    changed = {name: value for name, value in changes.items() if getattr(configuration, name) != value}
+    if changed:
+        for name, value in changed.items():
+            setattr(configuration, name, value)
+        configuration.save(update_fields=[*changed, "updated_at"])
+        _audit(configuration, "SYNC_CONFIGURATION_UPDATED", actor, request_id, {"changed": sorted(changed)})
+    return configuration
+
+
+def sync_configuration_stop(
+    *, configuration: SyncConfiguration, actor: dict, request_id: str | None = None
+) -> SyncConfiguration:
+    """ "Stop Sync": no more scheduled runs, the active run stopped at its next document; what was
+    ingested stays. Sync Now and uploads still run it."""
+    with transaction.atomic():
+        SyncConfiguration.objects.filter(id=configuration.id).update(enabled=False, updated_at=timezone.now())
+        configuration.enabled = False
+        for run in SyncRun.objects.filter(configuration=configuration, status__in=SyncRun.ACTIVE):
+            sync_run_stop(run=run, actor=actor, request_id=request_id)
+        _audit(configuration, "SYNC_CONFIGURATION_STOPPED", actor, request_id, {})
+    return configuration
+
+
+def sync_configuration_delete(
+    *, configuration: SyncConfiguration, actor: dict, request_id: str | None = None
+) -> dict:
+    """Delete the configuration with its runs, the documents and vectors it ingested, its files'
+    failure records and the credential it owns, in one transaction. A run still going finds its
+    run gone at its next document and stops without writing. Returns what was removed."""
+    tenant = configuration.tenant
+    with transaction.atomic():
+        failures = list(
+            SyncRunItem.objects.filter(run__configuration=configuration, outcome=SyncRunItem.Outcome.FAILED)
+            .values_list("item_key", "content_type")
+            .distinct()
+        )
+        documents, vectors = documents_delete_of_configuration(
+            tenant=tenant, sync_configuration_id=configuration.public_id
+        )
+        records = sum(
+            failed_file_remove(tenant=tenant, content_type=content_type, file_id=key)
+            for key, content_type in failures
+            if content_type
+        )
+        owned = configuration.integration_id.startswith(OWNED_PREFIX) and credential_live_get(
+            tenant=tenant, integration_id=configuration.integration_id
+        )
+        if owned:
+            credential_delete(
+                tenant=tenant,
+                actor=actor,
+                integration_id=owned.integration_id,
+                credential_id=owned.id,
+                request_id=request_id,
+            )
+        removed = {
+            "documents_deleted": documents,
+            "vectors_removed": vectors,
+            "failed_files_removed": records,
+            "credential_deleted": bool(owned),
+        }
+        _audit(configuration, "SYNC_CONFIGURATION_DELETED", actor, request_id, removed)
+        configuration.delete()
+    return removed
 
 
 def sync_configurations_run_due(*, now: datetime | None = None) -> int:

@@ -53,11 +53,13 @@ def sync_run_queue(
     job_id: str | None = None,
     since: datetime | None = None,
     request_id: str | None = None,
+    retry_items: dict[str, str] | None = None,
 ) -> SyncRun:
     """Record a queued run and hand its id to the broker, in one transaction: 409 while another run
     of the configuration is queued or running (a unique constraint decides), 503 with nothing
     recorded when the broker refuses. `since` overrides the configuration's `last_sync` as the
-    start of an incremental window."""
+    start of an incremental window. A retry run names its items (`retry_items`: key -> content
+    type)."""
     start = since or configuration.last_sync
     now = timezone.now()
     run = SyncRun(
@@ -70,6 +72,7 @@ def sync_run_queue(
         window_end=now,
         queued_at=now,
         triggered_by=actor,
+        retry_items=retry_items or {},
     )
     try:
         with transaction.atomic():
@@ -155,6 +158,7 @@ class ItemResult:
     name: str
     source_url: str
     outcome: str
+    content_type: str = ""
     error_type: str = ""
     error_message: str = ""
     chunks_written: int = 0
@@ -191,6 +195,7 @@ def sync_run_item_record(*, run: SyncRun, holder: str, result: ItemResult) -> bo
         name=result.name,
         source_url=result.source_url,
         outcome=result.outcome,
+        content_type=result.content_type,
         error_type=result.error_type,
         error_message=result.error_message,
         chunks_written=result.chunks_written,

@@ -14,6 +14,7 @@ from knowledge.vectors.store import (
     document_delete,
     document_upsert,
     documents_delete_by_url_prefix,
+    documents_delete_of_configuration,
     documents_delete_where,
 )
 
@@ -26,6 +27,7 @@ __all__ = [
     "document_delete",
     "document_upsert",
     "documents_delete_by_url_prefix",
+    "documents_delete_of_configuration",
     "documents_delete_where",
     "readers_tags",
     "readers_visible",

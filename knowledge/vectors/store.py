@@ -164,6 +164,14 @@ def _deleted(documents) -> tuple[int, int]:
     return deleted.get(Document._meta.label, 0), deleted.get(Chunk._meta.label, 0)
 
 
+def documents_delete_of_configuration(*, tenant: Tenant, sync_configuration_id: str) -> tuple[int, int]:
+    """Remove the tenant's documents that a sync configuration wrote, with their chunks.
+    Returns (documents_deleted, vectors_removed)."""
+    rows = Document.objects.for_tenant(tenant).filter(sync_configuration_id=sync_configuration_id)
+    _, deleted = rows.delete()
+    return deleted.get(Document._meta.label, 0), deleted.get(Chunk._meta.label, 0)
+
+
 def document_delete(*, tenant: Tenant, document: Document) -> int:
     """Remove one document (deleted upstream) with its chunks. Returns vectors_removed."""
     _, deleted = Document.objects.for_tenant(tenant).filter(id=document.id).delete()

@@ -94,3 +94,8 @@ def app_registration(tenant):
         metadata={"cloud_tid": CLOUD_TID, "client_id": CLIENT_ID},
         secrets={"client_secret": SECRET},
     )
+
+
+# ---- the wiki and IT-service platforms with content, and a run's end as the worker reports it
+from tests.ingestion.platforms import itsm, wiki  # noqa: E402, F401
+from tests.ingestion.runs import finished_runs  # noqa: E402, F401

@@ -4,49 +4,17 @@ services run), then watched, checked and run again the way a user would."""
 
 from __future__ import annotations
 
-import queue
-import time
-
 import pytest
-from celery.signals import task_postrun
 
 from adminops.models import Role
 from tests import factories
 from tests.ingestion.conftest import DOMAIN
+from tests.ingestion.runs import counted, wait_for_run
 from tests.ingestion.sitelib_tree import FAILING, GOOD, build
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 FILLERS = 46  # with the 4 good files and the 5 failing ones: 5 failures of 55 items, under 10 %
-
-
-@pytest.fixture
-def finished_runs():
-    """The run ids whose task the worker has finished (not a retry), as it finishes them. The test
-    waits on this instead of polling the status endpoint while the worker writes: the embedded
-    SQLite test database is in memory, where a read and a write at the same moment collide."""
-    finished: queue.Queue[str] = queue.Queue()
-
-    def note(sender=None, args=None, state=None, **kwargs):
-        if sender is not None and sender.name == "ingestion.tasks.sync_run_execute" and state != "RETRY":
-            finished.put(args[0])
-
-    task_postrun.connect(note, weak=False)
-    yield finished
-    task_postrun.disconnect(note)
-
-
-def wait_for_run(api, finished_runs, run_id: str, seconds: float = 180.0) -> dict:
-    deadline = time.monotonic() + seconds
-    while finished_runs.get(timeout=max(0.1, deadline - time.monotonic())) != run_id[4:]:
-        pass
-    response = api.get(f"/v2/sitelib/status?sync_run_id={run_id}")
-    assert response.status_code == 200, response.json()
-    return response.json()["data"]["runs"][0]
-
-
-def counted(run: dict) -> dict:
-    return {k: run[k] for k in ("discovered", "processed", "succeeded", "skipped", "failed")}
 
 
 def failed_files(api, tenant) -> dict[str, tuple[str, int]]:

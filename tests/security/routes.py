@@ -93,6 +93,20 @@ REQUIRES: dict[tuple[str, str], Need] = {
     ("v2/sitelib/status", "GET"): KNOWLEDGE_VIEW,
     ("v2/sitelib/delete", "POST"): KNOWLEDGE_WRITE,
     ("v2/sitelib/sources", "DELETE"): KNOWLEDGE_WRITE,
+    ("v2/wikispace/upload", "POST"): KNOWLEDGE_WRITE,
+    ("v2/wikispace/status", "GET"): KNOWLEDGE_VIEW,
+    ("v2/wikispace/delete", "POST"): KNOWLEDGE_WRITE,
+    ("v2/itsmplatform/upload", "POST"): KNOWLEDGE_WRITE,
+    ("v2/itsmplatform/kb-upload", "POST"): KNOWLEDGE_WRITE,
+    ("v2/itsmplatform/kb-status", "GET"): KNOWLEDGE_VIEW,
+    ("v2/itsmplatform/delete", "POST"): KNOWLEDGE_WRITE,
+    ("v2/itsmplatform/kb-delete", "POST"): KNOWLEDGE_WRITE,
+    ("v2/cloudstore/retry-failed", "POST"): KNOWLEDGE_WRITE,
+    ("v2/sync-configurations", "GET"): KNOWLEDGE_VIEW,
+    ("v2/sync-configurations/{configuration_id}", "GET"): KNOWLEDGE_VIEW,
+    ("v2/sync-configurations/{configuration_id}", "PATCH"): KNOWLEDGE_WRITE,
+    ("v2/sync-configurations/{configuration_id}", "DELETE"): KNOWLEDGE_WRITE,
+    ("v2/sync-configurations/{configuration_id}/stop", "POST"): KNOWLEDGE_WRITE,
     ("api/v1/tools", "GET"): ANY_MEMBER,
     ("api/v1/tools/{tool_key}", "GET"): ANY_MEMBER,
     ("api/v1/tools/{tool_key}/execute", "POST"): EXECUTE,
@@ -124,6 +138,7 @@ PLACEHOLDERS = {
     "connection_id": lambda: f"conn_{uuid.uuid4().hex}",
     "approval_id": lambda: str(uuid.uuid4()),
     "rule_id": lambda: f"srule-{uuid.uuid4()}",
+    "configuration_id": lambda: f"scfg-{uuid.uuid4()}",
 }
 
 

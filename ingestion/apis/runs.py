@@ -1,0 +1,158 @@
+"""What the /v2 ingestion endpoints of every platform share: the answer to an upload or Sync Now,
+a run as the status endpoints show it, the status view, and the answer to a delete."""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, inline_serializer
+from rest_framework import serializers
+
+from adminops.access import KNOWLEDGE_VIEW
+from adminops.audit import actor_of
+from config.api.envelopes import v2_response
+from config.api.schema import V2DetailSerializer, V2ValidationErrorSerializer, v2_envelope
+from config.api.timestamps import iso_ms
+from config.api.validation import validated
+from config.api.views import TenantAPIView
+from ingestion.apis.params import id_query, int_query, text_query
+from ingestion.apis.shapes import DocumentsDeletedOutput, RunStartedOutput, SyncRunOutput
+from ingestion.models import SYNC_CONFIGURATION_PREFIX, SYNC_RUN_PREFIX, SyncRun
+from ingestion.selectors import sync_run_page
+from ingestion.services.configurations import UploadRequest, upload
+from knowledge.selectors import vectordb_tenant_check
+
+MAX_LIMIT = 100
+DEFAULT_LIMIT = 50
+STARTED = "Ingestion started"
+COUNTERS = ("discovered", "processed", "succeeded", "skipped", "failed", "chunks_written", "vectors_removed")
+
+
+def run_started(run: SyncRun):
+    data = {
+        "job_id": run.job_id,
+        "sync_run_id": run.public_id,
+        "sync_configuration_id": run.configuration.public_id,
+        "status": run.status,
+    }
+    return v2_response(data, message=STARTED, status=202)
+
+
+def run_record(run: SyncRun) -> dict:
+    return {
+        "sync_run_id": run.public_id,
+        "sync_configuration_id": f"{SYNC_CONFIGURATION_PREFIX}{run.configuration_id}",
+        "job_id": run.job_id,
+        "platform_type": run.configuration.platform,
+        "kind": run.kind,
+        "status": run.status,
+        "incremental": run.incremental,
+        "window_start": iso_ms(run.window_start),
+        "window_end": iso_ms(run.window_end),
+        **{name: getattr(run, name) for name in COUNTERS},
+        "error": run.error,
+        "queued_at": iso_ms(run.queued_at),
+        "started_at": iso_ms(run.started_at),
+        "finished_at": iso_ms(run.finished_at),
+    }
+
+
+STARTED_RESPONSES = {
+    202: v2_envelope("SyncRunStartedEnvelope", RunStartedOutput(), with_message=True),
+    404: OpenApiResponse(V2DetailSerializer, "Unknown configuration."),
+    409: OpenApiResponse(V2DetailSerializer, "A run of the configuration is already queued or running."),
+    503: OpenApiResponse(V2DetailSerializer, description="The job queue is unavailable; nothing was queued."),
+}
+
+
+class UploadView(TenantAPIView):
+    """An upload: parse the body, check its tenant, keep the configuration and queue its run."""
+
+    body: type[serializers.Serializer]
+
+    def post(self, request):
+        data = validated(self.body, request.data)
+        vectordb_tenant_check(tenant=self.tenant, tenant_id=data["vectordb_config"]["tenant_id"])
+        run = upload(
+            tenant=self.tenant,
+            upload=self.upload_of(data),
+            actor=actor_of(request),
+            request_id=request.request_id,
+        )
+        return run_started(run)
+
+    def upload_of(self, data: dict) -> UploadRequest:
+        raise NotImplementedError
+
+
+def sync_fields(data: dict) -> dict:
+    """The UploadRequest fields that every platform's body gives alike."""
+    sync = data["sync_config"]
+    return {
+        "platform_domain": data["vectordb_config"]["platform_domain"],
+        "use_ocr": sync["use_ocr"],
+        "processor_mode": sync["processor_mode"],
+        "incremental": sync["incremental"],
+        "last_sync": sync["last_sync"],
+        "sync_configuration_id": sync["sync_configuration_id"],
+        "job_id": data["job_id"] or None,
+    }
+
+
+STATUS_PARAMETERS = [
+    OpenApiParameter("job_id", str, description="The upload's `job_id`."),
+    OpenApiParameter("sync_run_id", str, description="`run-<uuid>`."),
+    OpenApiParameter("sync_configuration_id", str, description="`scfg-<uuid>`: its runs."),
+    OpenApiParameter("limit", int, description=f"1..{MAX_LIMIT} (default {DEFAULT_LIMIT})."),
+    OpenApiParameter("offset", int, description="Runs to skip (default 0)."),
+]
+
+
+STATUS_RESPONSES = {
+    200: v2_envelope(
+        "SyncRunsEnvelope",
+        inline_serializer(
+            name="SyncRuns", fields={"runs": SyncRunOutput(many=True), "total": serializers.IntegerField()}
+        ),
+    ),
+    422: OpenApiResponse(V2ValidationErrorSerializer, description="A query parameter failed validation."),
+}
+
+
+def status_schema(operation_id: str, platform: str):
+    return extend_schema(
+        operation_id=operation_id,
+        summary="Ingestion runs and their progress",
+        parameters=STATUS_PARAMETERS,
+        responses=STATUS_RESPONSES,
+        tags=["ingestion"],
+        description=f"The tenant's {platform} runs, newest first, narrowed by the ids given (an id "
+        "that matches nothing gives an empty list).",
+    )
+
+
+class StatusView(TenantAPIView):
+    access = KNOWLEDGE_VIEW
+    platform: str
+
+    def get(self, request):
+        runs, total = sync_run_page(
+            tenant=self.tenant,
+            platform=self.platform,
+            limit=int_query(request, "limit", low=1, high=MAX_LIMIT) or DEFAULT_LIMIT,
+            offset=int_query(request, "offset", low=0, high=10**9) or 0,
+            job_id=text_query(request, "job_id"),
+            run_id=id_query(request, "sync_run_id", SYNC_RUN_PREFIX),
+            configuration_id=id_query(request, "sync_configuration_id", SYNC_CONFIGURATION_PREFIX),
+        )
+        return v2_response({"runs": [run_record(run) for run in runs], "total": total})
+
+
+def deleted_response(deleted: dict):
+    noun = "document" if deleted["documents_deleted"] == 1 else "documents"
+    return v2_response(deleted, message=f"Deleted {deleted['documents_deleted']} {noun}.")
+
+
+DOCUMENTS_DELETED = v2_envelope("DocumentsDeletedEnvelope", DocumentsDeletedOutput(), with_message=True)
+DELETE_RESPONSES = {
+    404: OpenApiResponse(V2DetailSerializer, description="Nothing of the tenant is indexed there."),
+    422: OpenApiResponse(V2ValidationErrorSerializer, description="A field failed validation."),
+}

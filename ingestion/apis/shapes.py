@@ -1,0 +1,331 @@
+"""The bodies of the /v2 ingestion endpoints (document sites, wiki, IT-service platform, retry):
+what they take and what they answer."""
+
+from __future__ import annotations
+
+from django.utils.dateparse import parse_datetime
+from rest_framework import serializers
+
+from config.api.ids import prefixed_uuid
+from ingestion.models import SYNC_CONFIGURATION_PREFIX, Platform, SyncRun
+from integrations.itsm import instance_host_valid
+from knowledge.apis import ContentRestrictionSerializer, HttpUrlField, VectordbConfigSerializer
+
+MAX_ITEMS = 500
+
+
+class BlankIsNoneField(serializers.CharField):
+    """A string field where `""` (which the contract allows) means "not given"."""
+
+    def __init__(self, **kwargs):
+        super().__init__(max_length=64, allow_blank=True, **kwargs)
+
+    def run_validation(self, data=serializers.empty):
+        value = super().run_validation(data)  # a blank string stops there, before to_internal_value
+        return None if value in ("", None) else self.parse(value)
+
+    def parse(self, value: str):
+        return value
+
+
+class SyncConfigurationIdField(BlankIsNoneField):
+    """`scfg-<uuid>` (or the bare UUID)."""
+
+    def parse(self, value: str):
+        found = prefixed_uuid(value, SYNC_CONFIGURATION_PREFIX)
+        if found is None:
+            message = "value is not a valid sync configuration id"
+            raise serializers.ValidationError(message, code="type_error.uuid")
+        return found
+
+
+class IsoDateTimeField(BlankIsNoneField):
+    """An ISO 8601 date-time."""
+
+    def parse(self, value: str):
+        try:
+            moment = parse_datetime(value)
+        except ValueError:
+            moment = None
+        if moment is None:
+            raise serializers.ValidationError("invalid datetime format", code="value_error.datetime")
+        return moment
+
+
+class SyncConfigInput(serializers.Serializer):
+    sync_configuration_id = SyncConfigurationIdField(required=False, default=None)
+    incremental = serializers.BooleanField(help_text="true: only items changed since `last_sync`.")
+    last_sync = IsoDateTimeField(required=False, default=None, help_text="Overrides the stored `last_sync`.")
+    processor_mode = serializers.ChoiceField(choices=["auto", "manual"])
+    use_ocr = serializers.BooleanField()
+
+    class Meta:
+        ref_name = "SyncConfig"
+
+
+class SyncConfigDeleteInput(SyncConfigInput):
+    use_ocr = serializers.BooleanField(required=False)
+
+    class Meta:
+        ref_name = "SyncConfigOfDelete"
+
+
+def _list(child=None, **kwargs) -> serializers.ListField:
+    child = child or serializers.CharField(max_length=2048)
+    return serializers.ListField(child=child, required=False, max_length=MAX_ITEMS, **kwargs)
+
+
+class SitelibUploadInput(serializers.Serializer):
+    sitelib_auth = serializers.BooleanField()
+    integrationId = serializers.CharField(  # the contract's spelling
+        max_length=255,
+        required=False,
+        help_text="The vault credential holding the app registration; default `sitelib-<platform_domain>`.",
+    )
+    content_restriction = ContentRestrictionSerializer(required=False)
+    blacklisted = serializers.BooleanField(required=False, default=False)
+    source_restriction = serializers.BooleanField(required=False, default=False)
+    vectordb_config = VectordbConfigSerializer()
+    sync_config = SyncConfigInput()
+    job_id = serializers.CharField(max_length=255, required=False, allow_blank=True, default="")
+    site_urls = _list(HttpUrlField())
+    sub_sites = _list()
+    drives = _list(help_text="Library names or drive ids.")
+    folders = _list(help_text="Server-relative folder paths (or names, ids); `*` for every root folder.")
+    pages = _list()
+
+    class Meta:
+        ref_name = "SitelibUploadInput"
+
+
+class SitelibIngestInput(serializers.Serializer):
+    sync_configuration_id = SyncConfigurationIdField()
+    incremental = serializers.BooleanField(required=False, default=True)
+
+    class Meta:
+        ref_name = "SitelibIngestInput"
+
+    def validate_sync_configuration_id(self, value):
+        if value is None:
+            raise serializers.ValidationError("field required", code="required")
+        return value
+
+
+class RunStartedOutput(serializers.Serializer):
+    job_id = serializers.CharField()
+    sync_run_id = serializers.CharField()
+    sync_configuration_id = serializers.CharField()
+    status = serializers.CharField()
+
+    class Meta:
+        ref_name = "SyncRunStarted"
+
+
+class SyncRunOutput(serializers.Serializer):
+    sync_run_id = serializers.CharField()
+    sync_configuration_id = serializers.CharField()
+    job_id = serializers.CharField()
+    platform_type = serializers.CharField()
+    kind = serializers.ChoiceField(choices=SyncRun.Kind.values)
+    status = serializers.ChoiceField(choices=SyncRun.Status.values)
+    incremental = serializers.BooleanField()
+    window_start = serializers.CharField(allow_null=True)
+    window_end = serializers.CharField(allow_null=True)
+    discovered = serializers.IntegerField()
+    processed = serializers.IntegerField()
+    succeeded = serializers.IntegerField()
+    skipped = serializers.IntegerField(help_text="Unchanged since the last run, or excluded by a rule.")
+    failed = serializers.IntegerField(help_text="Each has a failed-file record (cloudstore/failed-files).")
+    chunks_written = serializers.IntegerField()
+    vectors_removed = serializers.IntegerField()
+    error = serializers.CharField(help_text="Why the run as a whole failed or stopped; empty otherwise.")
+    queued_at = serializers.CharField()
+    started_at = serializers.CharField(allow_null=True)
+    finished_at = serializers.CharField(allow_null=True)
+
+    class Meta:
+        ref_name = "SyncRunRecord"
+
+
+class SitelibDeleteInput(serializers.Serializer):
+    source_url = HttpUrlField(
+        help_text="A document's URL, or a folder's, drive's or site's: everything under it."
+    )
+    vectordb_config = VectordbConfigSerializer()
+    sync_config = SyncConfigDeleteInput()
+
+    class Meta:
+        ref_name = "SitelibDeleteInput"
+
+
+class SourceDeletedOutput(serializers.Serializer):
+    source_url = serializers.CharField()
+    documents_deleted = serializers.IntegerField()
+    vectors_removed = serializers.IntegerField()
+    deleted_at = serializers.CharField()
+
+    class Meta:
+        ref_name = "SourceDeleted"
+
+
+def _secret(max_length: int = 4096, **kwargs) -> serializers.CharField:
+    return serializers.CharField(max_length=max_length, trim_whitespace=False, **kwargs)
+
+
+class WikiAuthorizationInput(serializers.Serializer):
+    instance_url = HttpUrlField(help_text="The wiki's REST API root, e.g. https://<site>/wiki.")
+    web_url_instance = HttpUrlField(help_text="The wiki's web address: documents link under it.")
+    username = serializers.CharField(max_length=255, help_text="User name or e-mail.")
+    api_token = _secret(help_text="Kept in the vault for the configuration; never shown again.")
+
+    class Meta:
+        ref_name = "WikiAuthorization"
+
+
+class WikiUploadInput(serializers.Serializer):
+    authorization = WikiAuthorizationInput()
+    content_restriction = ContentRestrictionSerializer(required=False)
+    vectordb_config = VectordbConfigSerializer()
+    sync_config = SyncConfigInput()
+    space = serializers.CharField(max_length=255, help_text="One space key (from the space listing).")
+    job_id = serializers.CharField(max_length=255, required=False, allow_blank=True, default="")
+
+    class Meta:
+        ref_name = "WikiUploadInput"
+
+
+class ItsmAuthorizationInput(serializers.Serializer):
+    username = serializers.CharField(max_length=255)
+    password = _secret()
+    client_id = serializers.CharField(
+        max_length=255, allow_blank=True, help_text='The OAuth app; "" (with no secret): HTTP Basic.'
+    )
+    client_secret = _secret(allow_blank=True)
+    refresh_token = _secret(16384, required=False, allow_blank=True, default="")
+    itsmplatform_domain = serializers.CharField(max_length=260, help_text="Instance host, without scheme.")
+
+    class Meta:
+        ref_name = "ItsmAuthorization"
+
+    def validate_itsmplatform_domain(self, value: str) -> str:
+        host = value.strip().removeprefix("https://").rstrip("/")
+        if "://" in host:
+            raise serializers.ValidationError(
+                "the instance is called over https", code="value_error.url.scheme"
+            )
+        if not instance_host_valid(host):
+            raise serializers.ValidationError("must be the instance host name", code="value_error.url.host")
+        return host
+
+    def validate(self, attrs):
+        if bool(attrs["client_id"]) != bool(attrs["client_secret"]):
+            raise serializers.ValidationError(
+                {"client_secret": "give client_id and client_secret together, or neither (HTTP Basic)"},
+                code="value_error",
+            )
+        return attrs
+
+
+def _field_name(value: str) -> str:
+    if not value.replace("_", "").isalnum():
+        raise serializers.ValidationError(
+            "a field name is letters, digits and _", code="value_error.str.regex"
+        )
+    return value
+
+
+class ItsmUploadInput(serializers.Serializer):
+    authorization = ItsmAuthorizationInput()
+    vectordb_config = VectordbConfigSerializer()
+    content_restriction = ContentRestrictionSerializer(required=False)
+    sync_config = SyncConfigInput()
+    knowledge_bases = _list(
+        serializers.RegexField(r"^[0-9A-Za-z]{1,64}$", max_length=64), help_text="KB sys_ids; none: every KB."
+    )
+    article_query_names = _list(
+        serializers.CharField(max_length=80, validators=[_field_name]),
+        help_text="Article fields to fetch and index besides the title and text.",
+    )
+    job_id = serializers.CharField(max_length=255, required=False, allow_blank=True, default="")
+
+    class Meta:
+        ref_name = "ItsmUploadInput"
+
+
+class WikiDeleteInput(serializers.Serializer):
+    source_url = HttpUrlField(
+        required=False, help_text="A page's or attachment's URL, or a prefix of several."
+    )
+    space = serializers.CharField(max_length=255, required=False, help_text="Every document of this space.")
+    vectordb_config = VectordbConfigSerializer()
+    sync_config = SyncConfigDeleteInput(required=False)
+
+    class Meta:
+        ref_name = "WikiDeleteInput"
+
+    def validate(self, attrs):
+        return _one_of(attrs, "source_url", "space")
+
+
+class ItsmDeleteInput(serializers.Serializer):
+    source_url = HttpUrlField(required=False, help_text="An article's or attachment's URL, or a prefix.")
+    knowledge_bases = _list(
+        serializers.RegexField(r"^[0-9A-Za-z]{1,64}$", max_length=64),
+        help_text="Every document of these knowledge bases (sys_ids).",
+    )
+    vectordb_config = VectordbConfigSerializer()
+    sync_config = SyncConfigDeleteInput(required=False)
+
+    class Meta:
+        ref_name = "ItsmDeleteInput"
+
+    def validate(self, attrs):
+        return _one_of(attrs, "source_url", "knowledge_bases")
+
+
+def _one_of(attrs: dict, first: str, second: str) -> dict:
+    given = [name for name in (first, second) if attrs.get(name)]
+    if len(given) != 1:
+        raise serializers.ValidationError(
+            {first: f"give {first} or {second} (one of them)"}, code="value_error.missing"
+        )
+    return attrs
+
+
+class DocumentsDeletedOutput(SourceDeletedOutput):
+    source_url = serializers.CharField(allow_null=True)
+    space = serializers.CharField(required=False)
+    knowledge_bases = serializers.ListField(child=serializers.CharField(), required=False)
+
+    class Meta:
+        ref_name = "DocumentsDeleted"
+
+
+class RetryFailedInput(serializers.Serializer):
+    vectordb_config = VectordbConfigSerializer()
+    platform_type = serializers.ChoiceField(choices=Platform.values)
+    file_ids = serializers.ListField(
+        child=serializers.CharField(max_length=1024),
+        required=False,
+        allow_empty=False,
+        max_length=100,
+        help_text="At most 100 `file_id`s of failed-file records; none: every failed file of the platform.",
+    )
+
+    class Meta:
+        ref_name = "RetryFailedInput"
+
+
+class RetryQueuedOutput(serializers.Serializer):
+    sync_run_id = serializers.CharField(allow_null=True, help_text="The retry run (the first, when several).")
+    sync_run_ids = serializers.ListField(
+        child=serializers.CharField(), help_text="One retry run per configuration whose files are retried."
+    )
+    queued = serializers.IntegerField(help_text="Files queued for another attempt.")
+    skipped = serializers.IntegerField(
+        help_text="Files not queued: no failure record, no configuration of the tenant recorded it, "
+        "or a run of its configuration is already queued or running."
+    )
+
+    class Meta:
+        ref_name = "RetryQueued"
