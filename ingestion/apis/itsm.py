@@ -67,12 +67,12 @@ class ItsmUploadApi(UploadView):
                 name: auth[name] for name in ("password", "client_secret", "refresh_token") if auth[name]
             },
         )
-        bases = list(dict.fromkeys(data["knowledge_bases"]))
+        bases = list(dict.fromkeys(data.get("knowledge_bases") or []))
         return UploadRequest(
             platform=Platform.ITSMPLATFORM,
             scope={
                 "knowledge_bases": bases,
-                "article_query_names": list(dict.fromkeys(data["article_query_names"])),
+                "article_query_names": list(dict.fromkeys(data.get("article_query_names") or [])),
             },
             content_restriction=data.get("content_restriction"),
             account=account,

@@ -80,7 +80,7 @@ def rule_record(rule: SourceRule) -> dict:
 def _filters(request) -> dict:
     """`kind` and `target` of the query string; a value outside its set is a /v2 query error."""
     try:
-        return validated(SourceRuleQuery, request.query_params)
+        return validated(SourceRuleQuery, request.query_params.dict())  # a plain dict: "" is a value
     except RequestInvalid as exc:
         raise RequestInvalid(exc.errors, where="query") from None
 

@@ -135,3 +135,12 @@ def test_the_upload_checks_its_body(api, tenant, itsm):
     assert ("body", "authorization", "itsmplatform_domain") in locs
     assert ("body", "knowledge_bases", 0) in locs or ("body", "knowledge_bases", "0") in locs
     assert itsm.received == []
+
+
+def test_an_upload_without_knowledge_bases_or_fields_takes_every_knowledge_base(api, tenant, itsm):
+    body = itsm_upload(tenant, itsm, [])
+    del body["knowledge_bases"], body["article_query_names"]
+    response = api.post("/v2/itsmplatform/upload", body, format="json")
+    assert response.status_code == 202, response.json()
+    configuration = api.get(f"/v2/sync-configurations/{response.json()['data']['sync_configuration_id']}")
+    assert configuration.json()["data"]["scope"] == {"knowledge_bases": [], "article_query_names": []}

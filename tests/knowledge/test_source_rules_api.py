@@ -156,7 +156,7 @@ def test_another_tenant_may_have_the_same_rule(api, outsider_api, other_tenant):
     assert SourceRule.objects.filter(tenant=other_tenant).count() == 1
 
 
-@pytest.mark.parametrize("kind", ["wrong", "BLOCK"])
+@pytest.mark.parametrize("kind", ["wrong", "BLOCK", ""])
 def test_a_filter_outside_its_set_is_a_query_error(api, kind):
     assert_v2_validation(api.get(URL, {"kind": kind}), ["query", "kind"], "value_error.const")
 
