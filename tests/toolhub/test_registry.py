@@ -71,7 +71,12 @@ def test_any_member_lists_tools_and_filters_by_domain(client_for, tenant, teamma
     assert data["total"] == len(data["tools"]) >= 12
     assert "input_schema" not in data["tools"][0]
     wiki = assert_tool_ok(client.get("/api/v1/tools?domain=wiki"))["data"]["tools"]
-    assert {t["tool_key"] for t in wiki} == {"wiki.page.search", "wiki.page.get", "wiki.page.create"}
+    assert {t["tool_key"] for t in wiki} == {
+        "wiki.page.search",
+        "wiki.page.get",
+        "wiki.page.create",
+        "wiki.page.delete",
+    }
     assert_tool_error(client.get("/api/v1/tools?domain=crm"), 400, "INVALID_PARAMETER")
 
 
