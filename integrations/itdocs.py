@@ -1,7 +1,9 @@
 """The IT documentation platform (`itdocs`): a JSON:API service (`application/vnd.api+json`)
 authenticated by an API key in the `x-api-key` header. Collections page with `page[size]` /
 `page[number]` and report `meta.total-count` / `meta.total-pages`; attributes use kebab-case names;
-errors come as `{"errors": [{"status", "title", "detail"}]}`."""
+errors come as `{"errors": [{"status", "title", "detail"}]}`. Writes send a JSON:API document
+(`{"data": {"type", "attributes"}}`); deletes go through the collection's bulk destroy
+(`DELETE /configurations` with `{"data": [{"type", "attributes": {"id"}}]}`)."""
 
 from __future__ import annotations
 
@@ -54,3 +56,21 @@ class ItdocsClient(VendorClient):
     # ---- configurations
     def configuration(self, configuration_id: str) -> dict:
         return self.get_json(f"/configurations/{quote(configuration_id, safe='')}")
+
+    def configuration_create(self, attributes: dict) -> dict:
+        """A new configuration from kebab-case `attributes`; the platform's JSON:API document."""
+        return self._send(
+            "POST", "/configurations", {"data": {"type": "configurations", "attributes": attributes}}
+        )
+
+    def configuration_update(self, configuration_id: str, attributes: dict) -> dict:
+        """Change the given `attributes` of a configuration; the others stay as they are."""
+        document = {"data": {"type": "configurations", "attributes": attributes}}
+        return self._send("PATCH", f"/configurations/{quote(configuration_id, safe='')}", document)
+
+    def configuration_delete(self, configuration_id: str) -> None:
+        document = {"data": [{"type": "configurations", "attributes": {"id": int(configuration_id)}}]}
+        self.request("DELETE", "/configurations", json=document, headers={"Content-Type": MEDIA_TYPE}).close()
+
+    def _send(self, method: str, path: str, document: dict) -> dict:
+        return self.json_of(self.request(method, path, json=document, headers={"Content-Type": MEDIA_TYPE}))

@@ -204,6 +204,10 @@ class WikiClient(VendorClient):
             page["parentId"] = parent_id
         return self.json_of(self.request("POST", "/api/v2/pages", json=page))
 
+    def page_delete(self, page_id: str) -> None:
+        """Move a page to its space's trash (the v2 API's delete without `purge`)."""
+        self.request("DELETE", f"/api/v2/pages/{page_id}").close()
+
     def space_probe(self) -> None:
         """The cheapest authenticated read (a connection test)."""
         try:

@@ -25,14 +25,17 @@ from integrations.sitelib.models import (
     site_from,
 )
 from integrations.sitelib.paths import (
+    CONFLICT,
     DRIVE_QUERY,
     FOLDER_QUERY,
     ITEM_FIELDS,
     children_path,
     drives_path,
+    folder_path,
     item_path,
     segment,
     sub_sites_path,
+    upload_path,
     with_query,
 )
 
@@ -171,6 +174,37 @@ class SitelibClient(DriveFiles):
 
     def drive_item(self, drive_id: str, item_id: str) -> dict:
         return self.get_json(item_path(drive_id, item_id))
+
+    def file_upload(
+        self,
+        drive_id: str,
+        parent_id: str | None,
+        *,
+        name: str,
+        content: bytes,
+        content_type: str,
+        conflict: str,
+    ) -> dict:
+        """A small file (simple upload, one request) named `name` in a folder (None: the drive's
+        root); `conflict` says what happens when the name is taken: fail, replace or rename. The
+        platform takes the behaviour of a PUT from the query, not the body."""
+        response = self.request(
+            "PUT",
+            upload_path(drive_id, parent_id, name),
+            params={CONFLICT: conflict},
+            data=content,
+            headers={"Content-Type": content_type},
+        )
+        return self.json_of(response)
+
+    def folder_create(self, drive_id: str, parent_id: str | None, *, name: str, conflict: str) -> dict:
+        """A new folder `name` in a folder (None: the drive's root)."""
+        body = {"name": name, "folder": {}, CONFLICT: conflict}
+        return self.json_of(self.request("POST", folder_path(drive_id, parent_id) + "/children", json=body))
+
+    def item_delete(self, drive_id: str, item_id: str) -> None:
+        """Delete a file or a folder with everything in it (to the site's recycle bin)."""
+        self.request("DELETE", item_path(drive_id, item_id)).close()
 
     def site_probe(self) -> None:
         """The cheapest authenticated read (a connection test)."""

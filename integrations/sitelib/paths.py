@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from urllib.parse import quote, urlencode
 
+CONFLICT = "@microsoft.graph.conflictBehavior"  # fail | replace | rename, when a name is taken
 ITEM_FIELDS = "id,name,webUrl,size,file,folder,lastModifiedDateTime,parentReference"
 DRIVE_QUERY = {"$select": "id,name,driveType,webUrl"}
 FOLDER_QUERY = {"$select": "id,name,webUrl,folder"}
@@ -39,6 +40,18 @@ def item_at_path(drive_id: str, path: str) -> str:
     if not path:
         return f"/drives/{segment(drive_id)}/root"
     return f"/drives/{segment(drive_id)}/root:/{quote(path, safe='/')}"
+
+
+def folder_path(drive_id: str, folder_id: str | None) -> str:
+    """A folder addressed by id; None is the drive's root."""
+    if folder_id is None:
+        return f"/drives/{segment(drive_id)}/root"
+    return item_path(drive_id, folder_id)
+
+
+def upload_path(drive_id: str, parent_id: str | None, name: str) -> str:
+    """Simple upload of a new file `name` into a folder (None: the root)."""
+    return f"{folder_path(drive_id, parent_id)}:/{quote(name, safe='')}:/content"
 
 
 def delta_path(drive_id: str) -> str:

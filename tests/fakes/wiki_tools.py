@@ -1,5 +1,6 @@
 """The fake wiki with pages: v1 CQL content search (`type = page AND text ~ "..." [AND space =
-"KEY"]`), v2 page get (`body-format=storage`) and v2 page create."""
+"KEY"]`), v2 page get (`body-format=storage`), v2 page create and v2 page delete (204; the page goes
+to the trash, and a trashed or unknown page is 404)."""
 
 from __future__ import annotations
 
@@ -84,6 +85,17 @@ class FakeWikiTools(FakeWiki):
         if (request.query.get("body-format") or [""])[0] != "storage":
             shown.pop("body")
         return Reply(200, shown)
+
+    @route("DELETE", r"/wiki/api/v2/pages/(?P<page_id>[0-9]+)")
+    def page_delete(self, request: Received, page_id: str) -> Reply:
+        _user, refusal = self._user(request, v2=True)
+        if refusal:
+            return refusal
+        page = self.pages.get(page_id)
+        if page is None or page["status"] == "trashed":
+            return Reply(404, {"errors": [{"status": 404, "code": "NOT_FOUND", "title": "Not Found"}]})
+        page["status"] = "trashed"
+        return Reply(204)
 
     @route("POST", r"/wiki/api/v2/pages")
     def page_create(self, request: Received) -> Reply:

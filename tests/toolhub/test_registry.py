@@ -1,4 +1,4 @@
-"""The registry and GET /api/v1/tools: thirteen tools over four domains, checked schemas."""
+"""The registry and GET /api/v1/tools: the shipped tools over five domains, checked schemas."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from django.core.exceptions import ImproperlyConfigured
 
 from tests.helpers import assert_tool_error
 from tests.toolhub.support import assert_tool_ok
-from toolhub.registry import Tool, registry_problems, tool_register, tools_all
+from toolhub.registry import Tool, registry_problems, tool_lookup, tool_register, tools_all
 
 
 def test_the_shipped_tools_cover_five_domains_and_pass_the_start_up_check():
@@ -15,6 +15,19 @@ def test_the_shipped_tools_cover_five_domains_and_pass_the_start_up_check():
     assert len(tools) >= 12
     assert {t.domain for t in tools} == {"itsm", "wiki", "documents", "itdocs", "knowledge"}
     assert registry_problems() == []
+
+
+def test_every_example_of_a_tool_is_a_valid_input():
+    examples = [(t, example) for t in tools_all() for example in t.input_schema.get("examples", [])]
+    assert len(examples) >= 6
+    for tool, example in examples:
+        assert list(tool.input_validator.iter_errors(example)) == [], (tool.key, example)
+
+
+def test_every_tool_that_writes_has_examples():
+    writers = [t.key for t in tools_all() if t.risk_level != "read" and t.domain in ("documents", "itdocs")]
+    assert len(writers) == 6
+    assert [key for key in writers if not tool_lookup(key).input_schema.get("examples")] == []
 
 
 @pytest.mark.parametrize(
@@ -58,7 +71,12 @@ def test_any_member_lists_tools_and_filters_by_domain(client_for, tenant, teamma
     assert data["total"] == len(data["tools"]) >= 12
     assert "input_schema" not in data["tools"][0]
     wiki = assert_tool_ok(client.get("/api/v1/tools?domain=wiki"))["data"]["tools"]
-    assert {t["tool_key"] for t in wiki} == {"wiki.page.search", "wiki.page.get", "wiki.page.create"}
+    assert {t["tool_key"] for t in wiki} == {
+        "wiki.page.search",
+        "wiki.page.get",
+        "wiki.page.create",
+        "wiki.page.delete",
+    }
     assert_tool_error(client.get("/api/v1/tools?domain=crm"), 400, "INVALID_PARAMETER")
 
 

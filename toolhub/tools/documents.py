@@ -1,6 +1,9 @@
-"""Document tools (`sitelib`): file search in a drive and file metadata, Graph-style driveItems."""
+"""Document tools (`sitelib`): file search in a drive and file metadata, Graph-style driveItems;
+writes (a small file's upload, a new folder) and the delete of an item."""
 
 from __future__ import annotations
+
+import base64
 
 from config.api.timestamps import iso_ms_text
 from toolhub.registry import tool_define
@@ -8,6 +11,25 @@ from toolhub.registry import tool_define
 DRIVE_ID = {"type": "string", "minLength": 1, "maxLength": 200, "pattern": "^[A-Za-z0-9!_\\-]+$"}
 ITEM_ID = {"type": "string", "minLength": 1, "maxLength": 200, "pattern": "^[A-Za-z0-9!_\\-]+$"}
 _NSTR = {"type": ["string", "null"]}
+# A name the platform accepts for a file or folder: none of " * : < > ? / \ | and no control
+# character, no leading or trailing space, not only dots and spaces.
+NAME_PATTERN = r'^(?![^\x00-\x1f]*[\x00-\x1f])(?![ .]*$)[^\s"*:<>?/\\|](?:[^"*:<>?/\\|]*[^\s"*:<>?/\\|])?$'
+NAME = {
+    "type": "string",
+    "minLength": 1,
+    "maxLength": 255,
+    "pattern": NAME_PATTERN,
+    "description": 'A file or folder name: no " * : < > ? / \\ |, no leading or trailing space.',
+}
+PARENT_ID = ITEM_ID | {"description": "The folder to create in; the drive's root when left out."}
+CONFLICT = {
+    "enum": ["fail", "replace", "rename"],
+    "default": "fail",
+    "description": "When the name is taken: fail (the platform answers 409), replace the item, or "
+    "rename the new one.",
+}
+MAX_UPLOAD_BYTES = 512 * 1024  # the whole request body is capped at 1 MiB (API_MAX_BODY_BYTES)
+BASE64 = "^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$"
 ITEM = {
     "type": "object",
     "required": ["id", "name", "is_folder"],
@@ -75,4 +97,120 @@ tool_define(
     {"required": ["drive_id", "item_id"], "properties": {"drive_id": DRIVE_ID, "item_id": ITEM_ID}},
     ITEM,
     file_get,
+)
+
+
+def file_upload(client, args: dict) -> dict:
+    if "content_base64" in args:
+        content, content_type = base64.b64decode(args["content_base64"]), "application/octet-stream"
+    else:
+        content, content_type = args["text"].encode(), "text/plain; charset=utf-8"
+    raw = client.file_upload(
+        args["drive_id"],
+        args.get("parent_id"),
+        name=args["name"],
+        content=content,
+        content_type=args.get("content_type", content_type),
+        conflict=args.get("conflict", "fail"),
+    )
+    return _item(raw)
+
+
+def folder_create(client, args: dict) -> dict:
+    raw = client.folder_create(
+        args["drive_id"], args.get("parent_id"), name=args["name"], conflict=args.get("conflict", "fail")
+    )
+    return _item(raw)
+
+
+def item_delete(client, args: dict) -> dict:
+    client.item_delete(args["drive_id"], args["item_id"])
+    return {"drive_id": args["drive_id"], "item_id": args["item_id"], "deleted": True}
+
+
+_DRIVE_EXAMPLE = "b!kG9xXqA1Q0y3Zl7oT5Vw8A"
+tool_define(
+    "documents.file.upload",
+    "Upload a small file",
+    f"Put a small file (at most {MAX_UPLOAD_BYTES} bytes) into a folder of a drive, from text or "
+    "base64 content, in one request; the platform answers the new (or replaced) file's metadata.",
+    "write",
+    {
+        "required": ["drive_id", "name"],
+        "properties": {
+            "drive_id": DRIVE_ID,
+            "parent_id": PARENT_ID,
+            "name": NAME,
+            "text": {
+                "type": "string",
+                "maxLength": MAX_UPLOAD_BYTES,
+                "description": f"The file's content as text, stored as UTF-8 (at most {MAX_UPLOAD_BYTES} "
+                "characters; the request body itself is capped at 1 MiB).",
+            },
+            "content_base64": {
+                "type": "string",
+                "maxLength": 4 * -(-MAX_UPLOAD_BYTES // 3),
+                "pattern": BASE64,
+                "description": f"The file's bytes in standard base64 (at most {MAX_UPLOAD_BYTES} bytes "
+                "decoded).",
+            },
+            "content_type": {
+                "type": "string",
+                "maxLength": 127,
+                "pattern": "^[a-z0-9!#$&^_.+-]+/[a-z0-9!#$&^_.+-]+(?:; ?[a-z0-9_-]+=[A-Za-z0-9_.-]+)?$",
+                "description": "The media type sent; text/plain (text) or application/octet-stream (base64) "
+                "when left out.",
+            },
+            "conflict": CONFLICT,
+        },
+        "oneOf": [{"required": ["text"]}, {"required": ["content_base64"]}],
+        "examples": [
+            {"drive_id": _DRIVE_EXAMPLE, "name": "notes.txt", "text": "Change window: Saturday 22:00."},
+            {
+                "drive_id": _DRIVE_EXAMPLE,
+                "parent_id": "01BYE5RZ6QN3ZWBTUFOFD3GSPGOHDJD36K",
+                "name": "logo.png",
+                "content_base64": "iVBORw0KGgo=",
+                "content_type": "image/png",
+                "conflict": "rename",
+            },
+        ],
+    },
+    ITEM,
+    file_upload,
+)
+tool_define(
+    "documents.folder.create",
+    "Create a folder",
+    "A new folder in a drive, at its root or in a folder.",
+    "write",
+    {
+        "required": ["drive_id", "name"],
+        "properties": {"drive_id": DRIVE_ID, "parent_id": PARENT_ID, "name": NAME, "conflict": CONFLICT},
+        "examples": [{"drive_id": _DRIVE_EXAMPLE, "name": "2026 audits", "conflict": "rename"}],
+    },
+    ITEM,
+    folder_create,
+)
+tool_define(
+    "documents.item.delete",
+    "Delete a file or folder",
+    "Delete a file, or a folder with everything in it (the platform keeps it in the site's recycle bin).",
+    "destructive",
+    {
+        "required": ["drive_id", "item_id"],
+        "properties": {"drive_id": DRIVE_ID, "item_id": ITEM_ID},
+        "examples": [{"drive_id": _DRIVE_EXAMPLE, "item_id": "01BYE5RZ6QN3ZWBTUFOFD3GSPGOHDJD36K"}],
+    },
+    {
+        "type": "object",
+        "additionalProperties": False,
+        "required": ["drive_id", "item_id", "deleted"],
+        "properties": {
+            "drive_id": {"type": "string"},
+            "item_id": {"type": "string"},
+            "deleted": {"const": True},
+        },
+    },
+    item_delete,
 )

@@ -1,4 +1,5 @@
-"""IT documentation tools (`itdocs`): organizations and configurations, flattened from JSON:API."""
+"""IT documentation tools (`itdocs`): organizations and configurations, flattened from JSON:API;
+a configuration's create, update and delete."""
 
 from __future__ import annotations
 
@@ -19,6 +20,39 @@ ORGANIZATION = {
         "description": _NSTR,
         "updated_at": _NSTR,
     },
+}
+
+
+ID = {"type": "string", "pattern": "^[0-9]{1,18}$"}
+CONFIGURATION = {
+    "type": "object",
+    "required": ["id", "name", "archived"],
+    "properties": {
+        "id": {"type": "string", "minLength": 1},
+        "name": _STR,
+        "organization_id": _NSTR,
+        "organization_name": _NSTR,
+        "hostname": _NSTR,
+        "primary_ip": _NSTR,
+        "type": _NSTR,
+        "status": _NSTR,
+        "manufacturer": _NSTR,
+        "model": _NSTR,
+        "serial_number": _NSTR,
+        "notes": _NSTR,
+        "archived": {"type": "boolean"},
+        "updated_at": _NSTR,
+    },
+}
+# What a configuration's create and update may set (attributes of the platform, in snake case).
+EDITABLE = {
+    "name": {"type": "string", "minLength": 1, "maxLength": 255},
+    "configuration_type_id": ID | {"description": "The configuration type (server, workstation, ...)."},
+    "configuration_status_id": ID | {"description": "The configuration status (active, inactive, ...)."},
+    "hostname": {"type": "string", "maxLength": 255},
+    "primary_ip": {"type": "string", "anyOf": [{"format": "ipv4"}, {"format": "ipv6"}]},
+    "serial_number": {"type": "string", "maxLength": 255},
+    "notes": {"type": "string", "maxLength": 10000},
 }
 
 
@@ -56,8 +90,8 @@ def organization_list(client, args: dict) -> dict:
     }
 
 
-def configuration_get(client, args: dict) -> dict:
-    resource = client.configuration(args["configuration_id"]).get("data") or {}
+def _configuration(document: dict) -> dict:
+    resource = document.get("data") or {}
     attrs = _attrs(resource)
     return {
         "id": str(resource.get("id", "")),
@@ -75,6 +109,31 @@ def configuration_get(client, args: dict) -> dict:
         "archived": bool(attrs.get("archived")),
         "updated_at": _text(attrs.get("updated-at")),
     }
+
+
+def _attributes(values: dict) -> dict:
+    """Input fields as the platform's kebab-case attributes; its ids are numbers."""
+    return {
+        name.replace("_", "-"): int(value) if name.endswith("_id") else value
+        for name, value in values.items()
+    }
+
+
+def configuration_get(client, args: dict) -> dict:
+    return _configuration(client.configuration(args["configuration_id"]))
+
+
+def configuration_create(client, args: dict) -> dict:
+    return _configuration(client.configuration_create(_attributes(args)))
+
+
+def configuration_update(client, args: dict) -> dict:
+    return _configuration(client.configuration_update(args["configuration_id"], _attributes(args["fields"])))
+
+
+def configuration_delete(client, args: dict) -> dict:
+    client.configuration_delete(args["configuration_id"])
+    return {"configuration_id": args["configuration_id"], "deleted": True}
 
 
 tool_define(
@@ -110,25 +169,70 @@ tool_define(
         "required": ["configuration_id"],
         "properties": {"configuration_id": {"type": "string", "pattern": "^[0-9]{1,20}$"}},
     },
+    CONFIGURATION,
+    configuration_get,
+)
+tool_define(
+    "itdocs.configuration.create",
+    "Create a configuration",
+    "Document a new configuration item (server, workstation, network device) of an organization.",
+    "write",
+    {
+        "required": ["organization_id", "name", "configuration_type_id", "configuration_status_id"],
+        "properties": {"organization_id": ID} | EDITABLE,
+        "examples": [
+            {
+                "organization_id": "1000",
+                "name": "srv-02",
+                "configuration_type_id": "1",
+                "configuration_status_id": "1",
+                "hostname": "srv-02.acme.local",
+                "primary_ip": "10.1.2.4",
+            }
+        ],
+    },
+    CONFIGURATION,
+    configuration_create,
+)
+tool_define(
+    "itdocs.configuration.update",
+    "Update a configuration",
+    "Change fields of a configuration item, or archive it; fields left out keep their values.",
+    "write",
+    {
+        "required": ["configuration_id", "fields"],
+        "properties": {
+            "configuration_id": ID,
+            "fields": {
+                "type": "object",
+                "additionalProperties": False,
+                "minProperties": 1,
+                "properties": EDITABLE | {"archived": {"type": "boolean"}},
+            },
+        },
+        "examples": [
+            {"configuration_id": "5000", "fields": {"primary_ip": "10.1.2.9", "notes": "Moved to rack 4."}},
+            {"configuration_id": "5000", "fields": {"archived": True}},
+        ],
+    },
+    CONFIGURATION,
+    configuration_update,
+)
+tool_define(
+    "itdocs.configuration.delete",
+    "Delete a configuration",
+    "Delete a configuration item for good (archiving it, with itdocs.configuration.update, keeps it).",
+    "destructive",
+    {
+        "required": ["configuration_id"],
+        "properties": {"configuration_id": ID},
+        "examples": [{"configuration_id": "5000"}],
+    },
     {
         "type": "object",
-        "required": ["id", "name", "archived"],
-        "properties": {
-            "id": {"type": "string", "minLength": 1},
-            "name": _STR,
-            "organization_id": _NSTR,
-            "organization_name": _NSTR,
-            "hostname": _NSTR,
-            "primary_ip": _NSTR,
-            "type": _NSTR,
-            "status": _NSTR,
-            "manufacturer": _NSTR,
-            "model": _NSTR,
-            "serial_number": _NSTR,
-            "notes": _NSTR,
-            "archived": {"type": "boolean"},
-            "updated_at": _NSTR,
-        },
+        "additionalProperties": False,
+        "required": ["configuration_id", "deleted"],
+        "properties": {"configuration_id": {"type": "string"}, "deleted": {"const": True}},
     },
-    configuration_get,
+    configuration_delete,
 )

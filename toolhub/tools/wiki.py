@@ -1,4 +1,4 @@
-"""Wiki tools (`wikispace`): page search (CQL), page get and page create (v2 API)."""
+"""Wiki tools (`wikispace`): page search (CQL), page get, create and delete (v2 API)."""
 
 from __future__ import annotations
 
@@ -66,6 +66,11 @@ def page_create(client, args: dict) -> dict:
     return _page(raw, client.base_url)
 
 
+def page_delete(client, args: dict) -> dict:
+    client.page_delete(args["page_id"])
+    return {"page_id": args["page_id"], "deleted": True}
+
+
 tool_define(
     "wiki.page.search",
     "Search pages",
@@ -126,4 +131,18 @@ tool_define(
     },
     PAGE,
     page_create,
+)
+tool_define(
+    "wiki.page.delete",
+    "Delete a page",
+    "Move a page to its space's trash (a space admin can restore or purge it there).",
+    "destructive",
+    {"required": ["page_id"], "properties": {"page_id": PAGE_ID}, "examples": [{"page_id": "65536"}]},
+    {
+        "type": "object",
+        "additionalProperties": False,
+        "required": ["page_id", "deleted"],
+        "properties": {"page_id": _STR, "deleted": {"const": True}},
+    },
+    page_delete,
 )
