@@ -42,6 +42,8 @@ VAULT_MASTER_KEYS = env("VAULT_MASTER_KEYS", default=None) or _dev_secret(
 )
 ALLOWED_HOSTS = env.list("DJANGO_ALLOWED_HOSTS", default=["localhost", "127.0.0.1"])
 CSRF_TRUSTED_ORIGINS = env.list("DJANGO_CSRF_TRUSTED_ORIGINS", default=[])
+# Browser origins (scheme://host[:port]) allowed to POST /mcp besides this host (DESIGN section 16).
+MCP_ALLOWED_ORIGINS = env.list("MCP_ALLOWED_ORIGINS", default=[])
 
 INSTALLED_APPS = [
     "django.contrib.admin",

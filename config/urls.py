@@ -6,6 +6,7 @@ from adminops.apis import HealthApi
 from adminops.apis.oauth import OAuthTokenApi
 from config.api import handlers
 from config.api.docs import RedocView, SchemaView, SwaggerView
+from toolhub.apis.mcp import McpApi
 
 urlpatterns = [
     path("health", HealthApi.as_view(), name="health"),
@@ -15,6 +16,7 @@ urlpatterns = [
     path("api/v1/", include("toolhub.urls")),
     path("api/v1/", include("adminops.urls")),
     path("oauth/token", OAuthTokenApi.as_view(), name="oauth-token"),
+    path("mcp", McpApi.as_view(), name="mcp"),
     path("v2/", include("ingestion.urls")),
     path("v2/", include("knowledge.urls")),
     path("api/schema/", SchemaView.as_view(), name="schema"),

@@ -66,13 +66,17 @@ class TenantAPIView(RateLimitHeadersMixin, APIView):
 
     def initial(self, request, *args, **kwargs):
         super().initial(request, *args, **kwargs)  # negotiation, authentication, IsAuthenticated (401)
-        self.ctx = tenant_resolver()(request, request.auth)
+        self.ctx = self.tenant_context(request)
         try:  # 429 before 403; a call refused here is not a use of the API
             self.required_access(request.method).check(self.ctx)
         except Forbidden:
             rate_limit_count(request, self.ctx, usage=False)
             raise
         rate_limit_count(request, self.ctx)
+
+    def tenant_context(self, request):
+        """The request's tenant and principal (400/403): a view may default the tenant, never skip it."""
+        return tenant_resolver()(request, request.auth)
 
     @property
     def tenant(self):

@@ -13,7 +13,7 @@ pytestmark = pytest.mark.django_db
 
 METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"]
 V1_PATHS = ["/api/v1/no-such-thing", "/api/v1/vault/x/y/z", "/oauth/no-such-thing", "/oauth"]
-ROOT_PATHS = ["/", "/no-such-thing", "/wp-login.php", "/mcp", "/mcp/x", "/api/docs/x", "/api/schema/x"]
+ROOT_PATHS = ["/", "/no-such-thing", "/wp-login.php", "/mcp/x", "/api/docs/x", "/api/schema/x"]
 V2_PATHS = ["/v2", "/v2/no-such-thing", "/v2/cloudstore/no-such-thing"]
 TOOL_PATHS = ["/api/v1/tools/x/y/z/w", "/api/v1/connections/a/b/c", "/api/v1/approvals/a/b/c"]
 

@@ -120,6 +120,7 @@ REQUIRES: dict[tuple[str, str], Need] = {
     ("api/v1/approvals/{approval_id}", "GET"): APPROVALS_READ,
     ("api/v1/approvals/{approval_id}/approve", "POST"): DECIDE,
     ("api/v1/approvals/{approval_id}/reject", "POST"): DECIDE,
+    ("mcp", "POST"): Need(None, "*any"),  # machines of the tenant; tools/list shows what each may call
     ("api/schema/", "GET"): PUBLIC,
     ("api/docs/", "GET"): PUBLIC,
     ("api/redoc/", "GET"): PUBLIC,

@@ -49,6 +49,7 @@ class ExecuteCall:
     tool_key: str
     body: object
     header_key: str | None
+    channel: str = "rest"  # how the call arrived: "rest" or "mcp" (its audit entry says which)
     started: float = field(default_factory=time.perf_counter)
     # Filled in as the call moves through the pipeline; the execution record reads them.
     connection: Connection | None = None
@@ -274,6 +275,7 @@ def _finish(call: ExecuteCall, tool: Tool, record, status: int, body: bytes) -> 
             "httpStatus": status,
             "approvalId": call.approval_ref or None,
             "idempotent": record is not None,
+            "channel": call.channel,
         },
         "status": "success" if status < 400 else "failure",
         "request_id": call.request_id,

@@ -1,0 +1,340 @@
+"""POST /mcp (DESIGN section 16): the HTTP errors of the transport, the JSON-RPC errors of the
+protocol, and tools/list and tools/call answering what REST answers for the same key."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from adminops.audit import system_actor
+from adminops.models import AuditEntry, Role
+from tests import factories
+from tests.factories import make_searchable_document
+from tests.helpers import assert_error
+from tests.toolhub.support import EXEC_URL, assert_tool_ok
+from toolhub.models import Approval, ApprovalPolicy, ExecutionRecord
+from toolhub.services.connections import connection_create
+
+MCP = "/mcp"
+ACCEPT = "application/json, text/event-stream"
+SEARCH = "knowledge.documents.search"
+VPN = "To reset your VPN password, open the self-service portal and choose reset."
+
+
+@pytest.fixture
+def knowledge_connection(tenant):
+    make_searchable_document(tenant, [VPN], title="VPN guide")
+    return connection_create(
+        tenant=tenant,
+        actor=system_actor("tests"),
+        name="Knowledge",
+        domain="knowledge",
+        connector="knowledge",
+    )
+
+
+@pytest.fixture
+def agent(client_for, exec_key):
+    """An MCP client: the executing key, no x-tenantid (the key's own tenant)."""
+    return client_for(exec_key, HTTP_ACCEPT=ACCEPT)
+
+
+def post(client, payload, **headers):
+    body = payload if isinstance(payload, str | bytes) else json.dumps(payload)
+    return client.generic("POST", MCP, body, content_type="application/json", **headers)
+
+
+def rpc(client, method: str, params: dict | None = None, *, id=1, **headers):
+    message = {"jsonrpc": "2.0", "id": id, "method": method}
+    if params is not None:
+        message["params"] = params
+    return post(client, message, **headers)
+
+
+def result_of(response) -> dict:
+    assert response.status_code == 200, (response.status_code, response.content[:500])
+    body = response.json()
+    assert body["jsonrpc"] == "2.0" and "error" not in body, body
+    return body["result"]
+
+
+def rpc_error(response, status: int, code: int, id=1) -> dict:
+    assert response.status_code == status, (response.status_code, response.content[:500])
+    body = response.json()
+    assert body["id"] == id and body["error"]["code"] == code, body
+    return body["error"]
+
+
+def call_tool(client, name: str, arguments: dict, *, key: str | None = None, **headers) -> dict:
+    params = {"name": name, "arguments": arguments}
+    if key is not None:
+        params["_meta"] = {"idempotency_key": key}
+    return result_of(rpc(client, "tools/call", params, **headers))
+
+
+INITIALIZE = {
+    "protocolVersion": "2025-06-18",
+    "capabilities": {},
+    "clientInfo": {"name": "t", "version": "1"},
+}
+
+
+# ---- the transport's HTTP errors
+
+
+def test_it_refuses_a_client_that_does_not_accept_json(client_for, exec_key):
+    client = client_for(exec_key, HTTP_ACCEPT="text/event-stream")
+    assert rpc(client, "ping").status_code == 406
+
+
+def test_it_accepts_any_media_type(client_for, exec_key):
+    assert result_of(rpc(client_for(exec_key, HTTP_ACCEPT="*/*"), "ping")) == {}
+
+
+def test_it_asks_a_caller_without_credentials_to_authenticate(client_for):
+    response = rpc(client_for(None, HTTP_ACCEPT=ACCEPT), "ping")
+    assert_error(response, 401, "UNAUTHORIZED")
+    assert response["WWW-Authenticate"].startswith("Bearer")
+
+
+def test_it_rejects_a_wrong_api_key_with_a_challenge(db, client_for):
+    response = rpc(client_for(None, HTTP_ACCEPT=ACCEPT, HTTP_X_API_KEY="ak_live_nope"), "ping")
+    assert response.status_code == 401 and response["WWW-Authenticate"].startswith("Bearer")
+
+
+def test_it_takes_the_key_in_x_api_key(client_for, exec_key):
+    assert result_of(rpc(client_for(None, HTTP_ACCEPT=ACCEPT, HTTP_X_API_KEY=exec_key), "ping")) == {}
+
+
+def test_it_takes_an_oauth_access_token(client_for, tenant):
+    from tests.security.test_role_matrix import _oauth_token
+
+    token = _oauth_token(tenant, ["tools:execute"])
+    assert result_of(rpc(client_for(token, HTTP_ACCEPT=ACCEPT), "ping")) == {}
+
+
+def test_users_do_not_speak_mcp(client_for, tenant, owner):
+    response = rpc(client_for(owner, tenant, HTTP_ACCEPT=ACCEPT), "ping")
+    assert_error(response, 403, "FORBIDDEN")
+
+
+def test_it_refuses_an_origin_that_is_not_allowed(agent):
+    response = rpc(agent, "ping", HTTP_ORIGIN="https://evil.example")
+    assert_error(response, 403, "ORIGIN_NOT_ALLOWED")
+
+
+def test_it_allows_its_own_host_and_listed_origins(agent, settings):
+    assert result_of(rpc(agent, "ping", HTTP_ORIGIN="http://testserver")) == {}
+    settings.MCP_ALLOWED_ORIGINS = ["https://inspector.example"]
+    assert result_of(rpc(agent, "ping", HTTP_ORIGIN="https://inspector.example")) == {}
+
+
+def test_it_refuses_a_body_that_is_not_json_by_its_content_type(agent):
+    response = agent.generic("POST", MCP, '{"jsonrpc": "2.0"}', content_type="text/plain")
+    assert response.status_code == 415
+
+
+@pytest.mark.parametrize("method", ["GET", "DELETE"])
+def test_there_is_no_stream_and_no_session_to_delete(agent, method):
+    response = agent.generic(method, MCP)
+    assert response.status_code == 405
+    assert "POST" in response["Allow"]
+
+
+def test_the_tenant_header_must_name_the_keys_tenant(client_for, exec_key, tenant, other_tenant):
+    assert result_of(rpc(client_for(exec_key, tenant, HTTP_ACCEPT=ACCEPT), "ping")) == {}
+    assert rpc(client_for(exec_key, other_tenant, HTTP_ACCEPT=ACCEPT), "ping").status_code == 403
+
+
+def test_answers_carry_the_rate_limit_headers(agent):
+    response = rpc(agent, "ping")
+    assert {"X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset"} <= set(response.headers)
+
+
+# ---- JSON-RPC errors
+
+
+def test_a_body_that_is_not_json_is_a_parse_error(agent):
+    rpc_error(post(agent, '{"jsonrpc": "2.0", '), 400, -32700, id=None)
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        {"jsonrpc": "1.0", "id": 7, "method": "ping"},
+        {"jsonrpc": "2.0", "id": 7, "method": "ping", "params": [1]},
+    ],
+)
+def test_a_message_that_is_not_json_rpc_is_an_invalid_request(agent, message):
+    rpc_error(post(agent, message), 400, -32600, id=7)
+
+
+def test_a_batch_is_an_invalid_request(agent):
+    rpc_error(post(agent, [{"jsonrpc": "2.0", "id": 1, "method": "ping"}]), 400, -32600, id=None)
+
+
+def test_an_unknown_method_is_not_found(agent):
+    rpc_error(rpc(agent, "resources/list", id="r1"), 200, -32601, id="r1")
+
+
+@pytest.mark.parametrize(
+    ("method", "params"),
+    [("tools/call", {"arguments": {}}), ("tools/call", {"name": 5}), ("initialize", {"capabilities": {}})],
+)
+def test_params_of_the_wrong_shape_are_invalid_params(agent, method, params):
+    rpc_error(rpc(agent, method, params), 200, -32602)
+
+
+# ---- lifecycle
+
+
+@pytest.mark.parametrize("version", ["2025-03-26", "2025-06-18", "2025-11-25"])
+def test_initialize_agrees_to_a_version_it_speaks(agent, version):
+    result = result_of(rpc(agent, "initialize", INITIALIZE | {"protocolVersion": version}))
+    assert result["protocolVersion"] == version
+    assert result["capabilities"] == {"tools": {"listChanged": False}}
+    assert result["serverInfo"]["name"] == "integration-platform"
+
+
+@pytest.mark.parametrize("version", ["2024-11-05", "2099-01-01"])
+def test_initialize_offers_the_latest_version_for_any_other(agent, version):
+    result = result_of(rpc(agent, "initialize", INITIALIZE | {"protocolVersion": version}))
+    assert result["protocolVersion"] == "2025-11-25"
+
+
+def test_it_hands_out_no_session(agent):
+    assert "Mcp-Session-Id" not in rpc(agent, "initialize", INITIALIZE)
+
+
+def test_notifications_and_responses_are_accepted_without_a_body(agent):
+    for message in (
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 1}},
+        {"jsonrpc": "2.0", "id": 3, "result": {}},
+    ):
+        response = post(agent, message)
+        assert response.status_code == 202 and response.content == b""
+
+
+# ---- tools/list
+
+
+def test_tools_list_is_the_rest_list_with_the_rest_schemas(agent, executor):
+    rest = executor
+    listed = assert_tool_ok(rest.get("/api/v1/tools"))["data"]["tools"]
+    tools = result_of(rpc(agent, "tools/list"))["tools"]
+    assert [t["name"] for t in tools] == [t["tool_key"] for t in listed]
+    for tool in tools:
+        definition = assert_tool_ok(rest.get(f"/api/v1/tools/{tool['name']}"))["data"]
+        assert tool["inputSchema"] == definition["input_schema"]
+        assert tool["outputSchema"] == definition["output_schema"]
+        assert tool["title"] == definition["name"] and tool["description"] == definition["description"]
+
+
+def test_annotations_follow_the_risk_level(agent):
+    tools = {t["name"]: t for t in result_of(rpc(agent, "tools/list"))["tools"]}
+    assert tools["itsm.incident.get"]["annotations"]["readOnlyHint"] is True
+    assert tools["itsm.incident.create"]["annotations"] | {"title": ""} == {
+        "title": "", "readOnlyHint": False, "destructiveHint": False}  # fmt: skip
+    assert tools["itsm.incident.delete"]["annotations"]["destructiveHint"] is True
+    assert tools["itsm.incident.delete"]["_meta"]["risk_level"] == "destructive"
+
+
+def test_tools_list_shows_a_narrow_key_only_what_it_may_call(client_for, tenant):
+    _key, raw = factories.make_api_key(tenant, ["tools:execute"], tool_patterns=["itsm.incident.*"])
+    tools = result_of(rpc(client_for(raw, HTTP_ACCEPT=ACCEPT), "tools/list"))["tools"]
+    assert {t["name"] for t in tools} == {
+        f"itsm.incident.{verb}" for verb in ("get", "list", "create", "update", "delete")
+    }
+    _key, reader = factories.make_api_key(tenant, ["tools:read"], name="reader")
+    assert result_of(rpc(client_for(reader, HTTP_ACCEPT=ACCEPT), "tools/list"))["tools"] == []
+
+
+# ---- tools/call
+
+
+def test_a_call_answers_the_rest_data_and_leaves_the_same_records(agent, executor, knowledge_connection):
+    arguments = {"query": "reset the VPN password", "top_k": 1}
+    rest = assert_tool_ok(executor.post(EXEC_URL.format(SEARCH), {"input": arguments}, format="json"))
+    result = call_tool(agent, SEARCH, arguments)
+    assert result["isError"] is False
+    assert result["structuredContent"] == rest["data"]
+    assert json.loads(result["content"][0]["text"]) == rest["data"]
+    assert result["_meta"]["connection_id"] == rest["connection_id"] == knowledge_connection.public_id
+    first, second = ExecutionRecord.objects.order_by("created_at")
+    same = ("tool_key", "connection_ref", "outcome", "http_status", "input_redacted", "principal_key")
+    assert [getattr(second, f) for f in same] == [getattr(first, f) for f in same]
+    assert second.request_id == result["_meta"]["request_id"]
+    by_rest, by_mcp = AuditEntry.objects.filter(action="TOOL_EXECUTED").order_by("timestamp")
+    assert by_rest.details.pop("channel") == "rest" and by_mcp.details.pop("channel") == "mcp"
+    assert by_mcp.details == by_rest.details and by_mcp.resource == by_rest.resource
+
+
+def test_a_repeat_with_the_same_key_replays_the_first_answer(agent, knowledge_connection):
+    arguments = {"query": "VPN"}
+    first = call_tool(agent, SEARCH, arguments, key="k-1")
+    again = rpc(
+        agent, "tools/call", {"name": SEARCH, "arguments": arguments, "_meta": {"idempotency_key": "k-1"}}
+    )
+    assert again["Idempotent-Replayed"] == "true"
+    replay = result_of(again)
+    assert replay["structuredContent"] == first["structuredContent"]
+    assert replay["_meta"]["request_id"] == first["_meta"]["request_id"]
+    assert replay["_meta"]["idempotent_replayed"] is True
+    by_header = call_tool(agent, SEARCH, arguments, HTTP_IDEMPOTENCY_KEY="k-1")
+    assert by_header["_meta"]["request_id"] == first["_meta"]["request_id"]
+    assert list(ExecutionRecord.objects.values_list("outcome", flat=True).order_by("created_at")) == [
+        "success", "replayed", "replayed"]  # fmt: skip
+
+
+def test_the_same_key_for_another_call_is_a_tool_error(agent, knowledge_connection):
+    call_tool(agent, SEARCH, {"query": "VPN"}, key="k-2")
+    result = call_tool(agent, SEARCH, {"query": "printer"}, key="k-2")
+    assert result["isError"] is True and result["structuredContent"]["code"] == "IDEMPOTENCY_KEY_REUSED"
+
+
+def test_a_gated_call_waits_for_approval_as_in_rest(agent, tenant, knowledge_connection):
+    ApprovalPolicy.objects.create(tenant=tenant, gated_risk_levels=[], always_gate=["knowledge.*"])
+    without_key = call_tool(agent, SEARCH, {"query": "VPN"})
+    assert without_key["isError"] is True
+    assert without_key["structuredContent"]["code"] == "INVALID_INPUT"
+    result = call_tool(agent, SEARCH, {"query": "VPN"}, key="gated-1")
+    assert result["isError"] is True
+    error = result["structuredContent"]
+    assert error["code"] == "APPROVAL_REQUIRED"
+    approval = Approval.objects.get()
+    assert error["details"]["approval_id"] == approval.public_id and approval.status == "pending"
+    assert approval.idempotency_key == "gated-1"
+
+
+@pytest.mark.parametrize(
+    ("name", "arguments", "code"),
+    [
+        ("no.such.tool", {}, "TOOL_NOT_FOUND"),
+        (SEARCH, {"query": 5}, "INVALID_INPUT"),
+        ("itdocs.organization.list", {}, "CONNECTION_NOT_FOUND"),
+    ],
+)
+def test_a_tool_error_is_a_result_with_the_rest_code(agent, knowledge_connection, name, arguments, code):
+    result = call_tool(agent, name, arguments)
+    assert result["isError"] is True
+    assert result["structuredContent"]["code"] == code
+    assert json.loads(result["content"][0]["text"])["code"] == code
+
+
+def test_a_key_may_call_only_its_tools(client_for, tenant, knowledge_connection):
+    _key, raw = factories.make_api_key(tenant, ["tools:execute"], tool_patterns=["itsm.*"])
+    result = call_tool(client_for(raw, HTTP_ACCEPT=ACCEPT), SEARCH, {"query": "VPN"})
+    assert result["isError"] is True and result["structuredContent"]["code"] == "FORBIDDEN"
+
+
+def test_a_call_runs_in_the_keys_tenant_only(client_for, other_tenant, knowledge_connection):
+    _key, theirs = factories.make_api_key(other_tenant, ["tools:execute"], name="theirs")
+    result = call_tool(client_for(theirs, HTTP_ACCEPT=ACCEPT), SEARCH, {"query": "VPN"})
+    assert result["structuredContent"]["code"] == "CONNECTION_NOT_FOUND"
+
+
+def test_an_approver_is_not_an_mcp_client(client_for, tenant):
+    user = factories.make_user(tenant, [Role.APPROVER], username="appr", email="a@acme.test")
+    assert rpc(client_for(user, tenant, HTTP_ACCEPT=ACCEPT), "tools/list").status_code == 403

@@ -1,0 +1,118 @@
+"""POST /mcp: the Model Context Protocol's Streamable HTTP transport, stateless, JSON answers only
+(DESIGN section 16). The messages are handled by toolhub.mcp; this view is the HTTP side.
+
+A tenant view like the others (authentication, tenant, rate limit and its headers, then access),
+with two differences: `x-tenantid` is optional (a machine's own tenant by default), and an `Origin`
+that is neither this host nor listed in `MCP_ALLOWED_ORIGINS` is refused before anything else,
+since a browser page must not reach a local server through DNS rebinding.
+"""
+
+from __future__ import annotations
+
+from urllib.parse import urlsplit
+
+from django.conf import settings
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework.exceptions import ParseError
+from rest_framework.response import Response
+
+from adminops.access import Access
+from adminops.audit import actor_of
+from config.api.errors import Forbidden
+from config.api.schema import TENANT_HEADER, ApiAutoSchema
+from config.api.views import TenantAPIView, tenant_resolver
+from toolhub.mcp import McpCaller, mcp_handle, mcp_parse_error
+
+# Any machine principal of the tenant (API key, OAuth token, service account); users never execute
+# tools, and tools/list shows each machine the tools it may call.
+MCP_CLIENTS = Access(role=None, scope=None, users=False)
+
+
+class _OwnTenant:
+    """The request as the tenant resolver reads it, naming the principal's own tenant."""
+
+    def __init__(self, tenant_id) -> None:
+        self.headers = {"x-tenantid": str(tenant_id)}
+
+
+class _McpSchema(ApiAutoSchema):
+    """The tenant header is optional here."""
+
+    def get_override_parameters(self):
+        optional = OpenApiParameter(
+            TENANT_HEADER.name,
+            str,
+            OpenApiParameter.HEADER,
+            required=False,
+            description="UUID of the tenant; default: the credential's own tenant.",
+        )
+        return [optional if p is TENANT_HEADER else p for p in super().get_override_parameters()]
+
+
+class McpApi(TenantAPIView):
+    access = MCP_CLIENTS
+    schema = _McpSchema()
+    http_method_names = ["post", "options"]
+
+    def initial(self, request, *args, **kwargs):
+        origin_check(request)
+        super().initial(request, *args, **kwargs)
+
+    def tenant_context(self, request):
+        principal = request.auth
+        if principal.is_user or request.headers.get("x-tenantid"):
+            return super().tenant_context(request)
+        return tenant_resolver()(_OwnTenant(principal.tenant_id), principal)
+
+    @extend_schema(
+        operation_id="mcp",
+        summary="Model Context Protocol (Streamable HTTP, stateless, JSON)",
+        description=(
+            "One JSON-RPC 2.0 message: `initialize`, `ping`, `tools/list`, `tools/call`; notifications "
+            "answer 202 with no body. `x-tenantid` is optional (the credential's own tenant). "
+            "See docs/toolhub.md, section MCP."
+        ),
+        request=OpenApiTypes.OBJECT,
+        parameters=[
+            OpenApiParameter(
+                "Idempotency-Key", str, OpenApiParameter.HEADER, description="tools/call: as in REST execute."
+            )
+        ],
+        responses={
+            200: OpenApiResponse(OpenApiTypes.OBJECT, description="A JSON-RPC response or error."),
+            202: OpenApiResponse(description="A notification or response was accepted."),
+            400: OpenApiResponse(OpenApiTypes.OBJECT, description="JSON-RPC parse error or invalid request."),
+        },
+        tags=["tools"],
+    )
+    def post(self, request):
+        try:
+            payload = request.data
+        except ParseError as exc:
+            reply = mcp_parse_error(str(exc.detail))
+        else:
+            reply = mcp_handle(caller=self._caller(request), payload=payload)
+        response = Response(reply.body, status=reply.status)
+        if reply.replayed:
+            response["Idempotent-Replayed"] = "true"
+        return response
+
+    def _caller(self, request) -> McpCaller:
+        return McpCaller(
+            tenant=self.tenant,
+            principal=self.principal,
+            actor=actor_of(request),
+            request_id=request.request_id,
+            idempotency_header=request.headers.get("Idempotency-Key"),
+        )
+
+
+def origin_check(request) -> None:
+    """No Origin (not a browser), this host, or an origin listed in MCP_ALLOWED_ORIGINS."""
+    origin = request.headers.get("Origin")
+    if origin is None or origin in settings.MCP_ALLOWED_ORIGINS:
+        return
+    if urlsplit(origin).netloc == request.get_host():
+        return
+    raise Forbidden("This Origin may not use the MCP endpoint.", code="ORIGIN_NOT_ALLOWED")
