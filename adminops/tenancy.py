@@ -47,8 +47,13 @@ def effective_roles(granted: list[str]) -> frozenset[str]:
     return frozenset(roles)
 
 
-def tenant_resolve(request, principal: Principal) -> TenantContext:
+def tenant_resolve(request, principal: Principal, *, own_tenant_default: bool = False) -> TenantContext:
+    """The tenant named in `x-tenantid` for this principal (400 without it, 403 when the principal
+    may not act there). `own_tenant_default`: an API key or OAuth client without the header acts in
+    its own tenant (the MCP endpoint); a user still has to name one."""
     tenant_id = tenant_id_from(request)
+    if tenant_id is None and own_tenant_default and not principal.is_user:
+        tenant_id = principal.tenant_id
     if tenant_id is None:
         raise TenantRequired()
     if principal.is_user:

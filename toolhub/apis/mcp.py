@@ -29,13 +29,6 @@ from toolhub.mcp import McpCaller, mcp_handle, mcp_parse_error
 MCP_CLIENTS = Access(role=None, scope=None, users=False)
 
 
-class _OwnTenant:
-    """The request as the tenant resolver reads it, naming the principal's own tenant."""
-
-    def __init__(self, tenant_id) -> None:
-        self.headers = {"x-tenantid": str(tenant_id)}
-
-
 class _McpSchema(ApiAutoSchema):
     """The tenant header is optional here."""
 
@@ -60,10 +53,7 @@ class McpApi(TenantAPIView):
         super().initial(request, *args, **kwargs)
 
     def tenant_context(self, request):
-        principal = request.auth
-        if principal.is_user or request.headers.get("x-tenantid"):
-            return super().tenant_context(request)
-        return tenant_resolver()(_OwnTenant(principal.tenant_id), principal)
+        return tenant_resolver()(request, request.auth, own_tenant_default=True)
 
     @extend_schema(
         operation_id="mcp",
