@@ -39,6 +39,7 @@ from adminops.models import (
 )
 from adminops.people import user_person
 from adminops.scopes import SCOPES, split_list, unknown_scopes
+from adminops.services.api_keys import pinned_connections_check
 from adminops.services.identity import (
     api_key_create,
     membership_remove,
@@ -139,14 +140,45 @@ def _adopt(obj, created) -> None:
     obj.refresh_from_db()
 
 
-class ApiKeyAddForm(forms.ModelForm):
+class PinnedConnectionsForm(forms.ModelForm):
+    """`connections` (pinned tool-hub connections, {domain: connection id}) checked as the API
+    checks them: each a connection of the key's tenant serving that domain."""
+
+    def clean(self):
+        cleaned = super().clean()
+        tenant = cleaned.get("tenant") or getattr(self.instance, "tenant", None)
+        if "connections" in cleaned and tenant is not None:
+            try:
+                cleaned["connections"] = pinned_connections_check(
+                    tenant=tenant, connections=cleaned["connections"] or {}
+                )
+            except ApiError as exc:
+                self.add_error("connections", _field_messages(exc))
+        return cleaned
+
+
+def _field_messages(exc: ApiError) -> str:
+    details = exc.details if isinstance(exc.details, dict) else {}
+    return "; ".join(f"{name}: {message}" for name, message in details.items()) or exc.message
+
+
+ADD_KEY_FIELDS = ("tenant", "name", "description", "scopes_text", "environment", "expires_at", "connections")
+
+
+class ApiKeyChangeForm(PinnedConnectionsForm):
+    class Meta:
+        model = ApiKey
+        fields = ("connections",)  # the admin adds the page's other fields
+
+
+class ApiKeyAddForm(PinnedConnectionsForm):
     scopes_text = forms.CharField(
         label="Scopes", initial="*", help_text=f"Comma-separated: {', '.join(SCOPES)}"
     )
 
     class Meta:
         model = ApiKey
-        fields = ("tenant", "name", "description", "environment", "expires_at")
+        fields = ("tenant", "name", "description", "environment", "expires_at", "connections")
 
     def clean_scopes_text(self):
         scopes = split_list(self.cleaned_data["scopes_text"])
@@ -166,13 +198,12 @@ class ApiKeyAdmin(TenantScopedAdmin, ShownOnceAdminMixin, admin.ModelAdmin):
     change_roles = TENANT_ADMIN
 
     def get_form(self, request, obj=None, **kwargs):
-        if obj is None:
-            kwargs["form"] = ApiKeyAddForm
+        kwargs["form"] = ApiKeyAddForm if obj is None else ApiKeyChangeForm
         return super().get_form(request, obj, **kwargs)
 
     def get_fields(self, request, obj=None):
         if obj is None:
-            return ("tenant", "name", "description", "scopes_text", "environment", "expires_at")
+            return ADD_KEY_FIELDS
         return super().get_fields(request, obj)
 
     def get_readonly_fields(self, request, obj=None):
@@ -190,6 +221,7 @@ class ApiKeyAdmin(TenantScopedAdmin, ShownOnceAdminMixin, admin.ModelAdmin):
             created_by=request.user,
             description=obj.description,
             expires_at=obj.expires_at,
+            connections=form.cleaned_data.get("connections") or {},
         )
         _adopt(obj, key)
         request.shown_once = [("API key", raw)]

@@ -67,6 +67,11 @@ JOB_SPECS: dict[str, JobSpec] = {
             "failedFilesRetention", "Delete failed-file records past retention.", {"minute": "0", "hour": "2"}
         ),
         JobSpec("usageFlush", "Move API-key usage counters from the cache onto the keys.", {"minute": "*/5"}),
+        JobSpec(
+            "connectionHealth",
+            "Probe every active tool-hub connection and record its health (routing skips unhealthy ones).",
+            {"minute": "*/5"},
+        ),
     ]
 }
 

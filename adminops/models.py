@@ -97,6 +97,9 @@ class ApiKey(models.Model):
     key_hash = models.CharField(max_length=64, unique=True)
     scopes = models.JSONField(default=list)
     tool_patterns = models.JSONField(default=list, blank=True)
+    # Pinned connections, {domain: "conn_<hex>"}: a call of the domain's tools without a
+    # connection_id runs on this one (if healthy) rather than the domain's default.
+    connections = models.JSONField(default=dict, blank=True)
     protocol = models.CharField(max_length=16, blank=True)
     ip_whitelist = models.JSONField(default=list, blank=True)
     environment = models.CharField(max_length=8, choices=Environment.choices, default=Environment.LIVE)

@@ -20,6 +20,8 @@ class Principal:
     scopes: frozenset[str] = field(default_factory=frozenset)
     tool_patterns: tuple[str, ...] = ()
     is_super_admin: bool = False
+    # An API key's pinned connections, ((domain, "conn_<hex>"), ...): tool routing (named-endpoints 8.1).
+    pinned: tuple[tuple[str, str], ...] = ()
     obj: object = None  # the User, ApiKey, ... behind it
 
     @classmethod
@@ -43,6 +45,7 @@ class Principal:
             tenant_id=key.tenant_id,
             scopes=frozenset(key.scopes),
             tool_patterns=tuple(key.tool_patterns),
+            pinned=tuple(sorted((key.connections or {}).items())),
             obj=key,
         )
 
@@ -68,6 +71,10 @@ class Principal:
         if not self.has_scope("tools:execute"):
             return False
         return not self.tool_patterns or any(fnmatchcase(tool_key, p) for p in self.tool_patterns)
+
+    def pinned_connection(self, domain: str) -> str | None:
+        """The connection this principal is pinned to for `domain`'s tools, if any."""
+        return dict(self.pinned).get(domain)
 
     def as_actor(self, ip_address: str | None = None) -> dict:
         return {

@@ -20,8 +20,8 @@ from toolhub.services.approvals import approval_decide
 
 @admin.register(Connection)
 class ConnectionAdmin(admin.ModelAdmin):
-    list_display = ("name", "tenant", "domain", "connector", "is_default", "status", "last_check_ok")
-    list_filter = ("domain", "connector", "status", "is_default")
+    list_display = ("name", "tenant", "domain", "connector", "is_default", "status", "health")
+    list_filter = ("domain", "connector", "status", "health", "is_default")
     search_fields = ("name", "tenant__name", "integration_id", "base_url")
     # Created and re-pointed through the API or `createconnection`, which check the URL guard and the
     # credential; here operators can rename and switch a connection off.
@@ -34,9 +34,9 @@ class ConnectionAdmin(admin.ModelAdmin):
         "integration_id",
         "is_default",
         "settings",
-        "last_checked_at",
-        "last_check_ok",
-        "last_check_message",
+        "health",
+        "health_checked_at",
+        "health_error",
         "created_at",
         "updated_at",
         "created_by",

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import logging
+
+from adminops.audit import system_actor
 from adminops.jobs import cleanup_expired_sessions as adminops_cleanup
 from adminops.jobs import job_implementation
 from adminops.models import JobRun
+
+logger = logging.getLogger(__name__)
 
 
 @job_implementation("cleanupExpiredSessions")
@@ -14,3 +19,25 @@ def cleanup_expired_sessions(run: JobRun) -> int:
     from toolhub.services.cleanup import toolhub_cleanup
 
     return adminops_cleanup(run) + toolhub_cleanup()
+
+
+@job_implementation("connectionHealth")
+def connection_health(run: JobRun) -> int:
+    """Probe every active connection with its connector's probe (the connection test's own code)
+    and record its health; items = connections probed. Idempotent: a second run probes again."""
+    from toolhub.models import Connection
+    from toolhub.services.connections import connection_health_record, connection_test
+
+    actor = system_actor("connectionHealth")
+    probed = 0
+    active = Connection.objects.filter(status=Connection.Status.ACTIVE).select_related("tenant")
+    for connection in active.order_by("tenant_id", "name").iterator():
+        try:
+            connection_test(
+                tenant=connection.tenant, connection=connection, actor=actor, request_id=f"job-{run.id}"
+            )
+        except Exception:  # one broken connection must not stop the others' checks
+            logger.exception("Health check of connection %s failed", connection.public_id)
+            connection_health_record(connection=connection, error="The check failed unexpectedly.")
+        probed += 1
+    return probed

@@ -41,6 +41,11 @@ class Connection(models.Model):
         ACTIVE = "active"
         INACTIVE = "inactive"
 
+    class Health(models.TextChoices):
+        UNKNOWN = "unknown"
+        HEALTHY = "healthy"
+        UNHEALTHY = "unhealthy"
+
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="tool_connections")
     name = models.CharField(max_length=255)
@@ -52,9 +57,11 @@ class Connection(models.Model):
     is_default = models.BooleanField(default=False)
     settings = models.JSONField(default=dict, blank=True)
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.ACTIVE)
-    last_checked_at = models.DateTimeField(null=True, blank=True)
-    last_check_ok = models.BooleanField(null=True, blank=True)
-    last_check_message = models.CharField(max_length=500, blank=True)
+    # The last probe (the connection test, or the `connectionHealth` job): an unhealthy connection
+    # is left out of automatic routing (toolhub.selectors.connection_resolve).
+    health = models.CharField(max_length=16, choices=Health.choices, default=Health.UNKNOWN)
+    health_checked_at = models.DateTimeField(null=True, blank=True)
+    health_error = models.CharField(max_length=300, blank=True)  # a short safe message, never a secret
     created_at = models.DateTimeField(default=timezone.now)
     updated_at = models.DateTimeField(auto_now=True)
     created_by = models.JSONField(default=dict, blank=True)

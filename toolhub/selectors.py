@@ -9,8 +9,9 @@ from fnmatch import fnmatchcase
 from django.db.models import Case, IntegerField, QuerySet, Value, When
 
 from adminops.models import Tenant
-from config.api.errors import InvalidParameter
+from config.api.errors import InvalidParameter, value_error
 from config.api.ids import prefixed_uuid
+from config.api.timestamps import iso_ms
 from toolhub.errors import ApprovalNotFound, ConnectionNotFound, ToolNotFound
 from toolhub.models import APPROVAL_PREFIX, CONNECTION_PREFIX, Approval, ApprovalPolicy, Connection
 from toolhub.registry import Tool, tool_lookup
@@ -55,19 +56,84 @@ def connection_get(*, tenant: Tenant, connection_id: str) -> Connection:
     return connection
 
 
-def connection_resolve(*, tenant: Tenant, tool: Tool, connection_id: str | None) -> Connection:
-    """The connection a call runs on: the one named, else the domain's default. It must be active,
-    of the tool's domain and of a connector that implements the tool. The tenant's approval policy
-    is read with it, in the same query (see `policy_gates`), through the routing cache."""
+def connection_resolve(
+    *, tenant: Tenant, tool: Tool, connection_id: str | None, pinned: str | None = None
+) -> Connection:
+    """The connection a call runs on (named-endpoints 8.1): the one named (used even when
+    unhealthy: the answer warns), else the connection `pinned` by the caller's API key for the
+    tool's domain, else the domain's default; automatic routing skips an unhealthy connection.
+    It must be active, of the tool's domain and of a connector that implements the tool. The
+    tenant's approval policy is read with it, in the same query (see `policy_gates`), through the
+    routing cache."""
     if connection_id is not None:
         pk = parse_public_id(connection_id, CONNECTION_PREFIX)
         connection = _routed(tenant, id=pk) if pk else None
-        where = f"Connection {connection_id!r} was not found"
-    else:
-        connection = _routed(tenant, domain=tool.domain, is_default=True)
-        where = f"No default connection for the {tool.domain!r} domain"
+        return _usable(connection, tool, f"Connection {connection_id!r} was not found")
+    unhealthy = None
+    for connection, missing in _automatic(tenant, tool, pinned):
+        try:
+            usable = _usable(connection, tool, missing)
+        except ConnectionNotFound:
+            if missing and unhealthy is None:
+                raise  # the default's own error
+            continue  # a pinned connection deleted or switched off: the next candidate
+        if usable.health != Connection.Health.UNHEALTHY:
+            return usable
+        unhealthy = unhealthy or usable
+    raise ConnectionNotFound(
+        f"The connection for the {tool.domain!r} domain is unhealthy: {unhealthy.health_error}",
+        details={"domain": tool.domain, "connection_id": unhealthy.public_id, "health": "unhealthy"},
+    )
+
+
+def connection_pins_check(*, tenant: Tenant, pins: object) -> dict[str, str]:
+    """An API key's pinned connections, `{domain: connection id}`, checked: each a connection of
+    `tenant` serving that domain (else 422 naming `connections.<domain>`). Returns them with the
+    ids in their public form."""
+    if not isinstance(pins, dict):
+        raise value_error("connections", 'An object of domain to connection id, e.g. {"itsm": "conn_…"}.')
+    checked = {}
+    for domain, raw in pins.items():
+        pk = parse_public_id(raw, CONNECTION_PREFIX) if isinstance(raw, str) else None
+        connection = Connection.objects.filter(tenant=tenant, id=pk).first() if pk else None
+        if connection is None:
+            raise value_error(("connections", domain), "No connection with this id in this tenant.")
+        if connection.domain != domain:
+            raise value_error(
+                ("connections", domain), f"This connection serves the {connection.domain!r} domain."
+            )
+        checked[domain] = connection.public_id
+    return checked
+
+
+def connection_warnings(connection: Connection) -> list[dict]:
+    """What a successful answer adds about its connection: only a connection named explicitly
+    can be unhealthy here (automatic routing skips those)."""
+    if connection.health != Connection.Health.UNHEALTHY:
+        return []
+    return [
+        {
+            "code": "CONNECTION_UNHEALTHY",
+            "message": f"The connection failed its last health check: {connection.health_error}",
+            "connection_id": connection.public_id,
+            "health_checked_at": iso_ms(connection.health_checked_at),
+        }
+    ]
+
+
+def _automatic(tenant: Tenant, tool: Tool, pinned: str | None):
+    """The candidates of automatic routing, looked up only as needed: the pinned connection (no
+    message: a missing one is skipped), then the domain's default."""
+    pin = parse_public_id(pinned, CONNECTION_PREFIX) if pinned else None
+    if pin is not None:
+        yield _routed(tenant, id=pin), ""
+    missing = f"No default connection for the {tool.domain!r} domain"
+    yield _routed(tenant, domain=tool.domain, is_default=True), missing
+
+
+def _usable(connection: Connection | None, tool: Tool, missing: str) -> Connection:
     if connection is None:
-        raise ConnectionNotFound(f"{where}.", details={"domain": tool.domain})
+        raise ConnectionNotFound(f"{missing}.", details={"domain": tool.domain})
     if connection.status != Connection.Status.ACTIVE:
         raise ConnectionNotFound(
             f"The connection for the {tool.domain!r} domain is inactive.",

@@ -56,6 +56,9 @@ class ApiKeyRecordSerializer(serializers.Serializer):
     updatedAt = when()
     updatedBy = obj(allow_null=True)
     tenant = obj()
+    connections = serializers.DictField(
+        child=serializers.CharField(), help_text="Pinned tool-hub connections, {domain: conn_…}."
+    )
 
     class Meta:
         ref_name = "ApiKeyRecord"
@@ -88,6 +91,7 @@ def key_record(key: ApiKey) -> dict:
         "updatedAt": iso_ms(key.updated_at),
         "updatedBy": user_person(key.updated_by),
         "tenant": tenant_ref(key.tenant),
+        "connections": dict(key.connections or {}),
     }
 
 
@@ -254,6 +258,15 @@ def _validate_rate_limit(request) -> None:
     rate_limit_hit([Bucket("api-key-validate", client_ip(request) or "-", principal_rate())])
 
 
+def _pins_field(**kwargs) -> serializers.DictField:
+    return serializers.DictField(
+        child=serializers.CharField(max_length=64),
+        help_text="Pinned connections, {domain: connection id}: a tool call of the domain without a "
+        "connection_id runs on this connection (when healthy) rather than the domain's default.",
+        **kwargs,
+    )
+
+
 def _user(request):
     principal = request.auth
     return principal.obj if principal is not None and principal.is_user else None
@@ -267,6 +280,7 @@ class ApiKeyViewSet(TenantViewSet):
         "list": ADMIN_READ,
         "create": ADMIN_WRITE,
         "retrieve": ADMIN_READ,
+        "partial_update": ADMIN_WRITE,
         "destroy": ADMIN_WRITE,
         "rotate": ADMIN_WRITE,
         "validate": ADMIN_READ,
@@ -281,9 +295,16 @@ class ApiKeyViewSet(TenantViewSet):
         toolPatterns = ListOrCommaField(required=False, default=list)
         environment = serializers.ChoiceField(choices=ApiKey.Environment.values)
         expiresIn = serializers.IntegerField(min_value=1, max_value=3650, required=False, allow_null=True)
+        connections = _pins_field(required=False, default=dict)
 
         class Meta:
             ref_name = "ApiKeyCreateInput"
+
+    class UpdateSerializer(serializers.Serializer):
+        connections = _pins_field()
+
+        class Meta:
+            ref_name = "ApiKeyUpdateInput"
 
     class RotateSerializer(serializers.Serializer):
         gracePeriodMinutes = serializers.IntegerField(min_value=0, max_value=10080, required=False, default=0)
@@ -326,6 +347,7 @@ class ApiKeyViewSet(TenantViewSet):
             ip_whitelist=tuple(data["ipWhitelist"]),
             tool_patterns=tuple(data["toolPatterns"]),
             expires_in_days=data.get("expiresIn"),
+            connections=data["connections"],
         )
         key, raw = svc.api_key_issue(
             tenant=self.tenant,
@@ -350,6 +372,24 @@ class ApiKeyViewSet(TenantViewSet):
         key = self.get_object()
         api_key_usage_flush(key)
         return envelope(key_detail(key), message="API key retrieved.")
+
+    @extend_schema(
+        operation_id="api_keys_update",
+        summary="Update an API key's pinned connections",
+        request=UpdateSerializer,
+        responses={200: v1_envelope("ApiKeyUpdateEnvelope", ApiKeyRecordSerializer())},
+    )
+    def partial_update(self, request, key_id: str):
+        data = validated(self.UpdateSerializer, request.data, reject_unknown=True)
+        key = svc.api_key_update(
+            tenant=self.tenant,
+            key=self.get_object(),
+            connections=data["connections"],
+            actor=actor_of(request),
+            user=_user(request),
+            request_id=request.request_id,
+        )
+        return envelope(key_record(key), message="API key updated.")
 
     @extend_schema(
         operation_id="api_keys_revoke",

@@ -32,6 +32,7 @@ class KeySpec:
     ip_whitelist: tuple[str, ...] = ()
     tool_patterns: tuple[str, ...] = ()
     expires_in_days: int | None = None
+    connections: dict | None = None  # pinned connections, {domain: connection id}
 
 
 def api_key_issue(
@@ -42,6 +43,7 @@ def api_key_issue(
         raise value_error("scopes", f"At least one scope is required; valid scopes: {', '.join(SCOPES)}.")
     scopes_check(spec.scopes)
     ip_whitelist_check(list(spec.ip_whitelist))
+    connections = pinned_connections_check(tenant=tenant, connections=spec.connections or {})
     if tenant.api_keys.filter(name=spec.name).exists():
         raise _duplicate(spec.name)
     expires_at = timezone.now() + timedelta(days=spec.expires_in_days) if spec.expires_in_days else None
@@ -59,6 +61,7 @@ def api_key_issue(
             protocol=spec.protocol,
             ip_whitelist=list(spec.ip_whitelist),
             expires_at=expires_at,
+            connections=connections,
         )
     except IntegrityError:  # a concurrent create with the same name won the race
         raise _duplicate(spec.name) from None
@@ -66,6 +69,36 @@ def api_key_issue(
 
 def _duplicate(name: str) -> Conflict:
     return Conflict(f"An API key named {name!r} already exists.", code="API_KEY_NAME_EXISTS")
+
+
+def pinned_connections_check(*, tenant: Tenant, connections: object) -> dict[str, str]:
+    """422 naming `connections.<domain>` unless each pinned connection is the tenant's and serves
+    that domain. The tool hub owns connections, so it checks them (imported here, not at the top:
+    adminops does not depend on the hub otherwise)."""
+    from toolhub.selectors import connection_pins_check
+
+    return connection_pins_check(tenant=tenant, pins=connections)
+
+
+def api_key_update(
+    *, tenant: Tenant, key: ApiKey, connections: object, actor: dict, user: User | None, request_id: str
+) -> ApiKey:
+    """Replace a key's pinned connections (the only field an update changes)."""
+    checked = pinned_connections_check(tenant=tenant, connections=connections)
+    with transaction.atomic():
+        key = ApiKey.objects.select_for_update().get(id=key.id, tenant=tenant)
+        key.connections, key.updated_at, key.updated_by = checked, timezone.now(), user
+        key.save(update_fields=["connections", "updated_at", "updated_by"])
+        audit_record(
+            tenant=tenant,
+            action="API_KEY_UPDATED",
+            category=CATEGORY,
+            actor=actor,
+            resource={"type": "api_key", "id": str(key.id), "name": key.name},
+            details={"connections": checked},
+            request_id=request_id,
+        )
+    return key
 
 
 def scopes_check(scopes: list[str]) -> None:

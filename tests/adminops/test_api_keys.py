@@ -103,8 +103,8 @@ def test_usage_counts_a_failed_call_and_not_a_call_refused_for_its_scope(as_owne
     ("method", "path", "allow"),
     [
         ("put", "", "GET, POST, HEAD, OPTIONS"),
-        ("post", "/{id}", "GET, DELETE, HEAD, OPTIONS"),
-        ("patch", "/{id}", "GET, DELETE, HEAD, OPTIONS"),
+        ("post", "/{id}", "GET, PATCH, DELETE, HEAD, OPTIONS"),
+        ("put", "/{id}", "GET, PATCH, DELETE, HEAD, OPTIONS"),
         ("get", "/{id}/rotate", "POST, OPTIONS"),
         ("delete", "/{id}/validate", "POST, OPTIONS"),
     ],

@@ -52,6 +52,7 @@ REQUIRES: dict[tuple[str, str], Need] = {
     ("api/v1/api-keys", "GET"): ADMIN_READ,
     ("api/v1/api-keys", "POST"): ADMIN_WRITE,
     ("api/v1/api-keys/{key_id}", "GET"): ADMIN_READ,
+    ("api/v1/api-keys/{key_id}", "PATCH"): ADMIN_WRITE,
     ("api/v1/api-keys/{key_id}", "DELETE"): ADMIN_WRITE,
     ("api/v1/api-keys/{key_id}/rotate", "POST"): ADMIN_WRITE,
     ("api/v1/api-keys/{key_id}/validate", "POST"): ADMIN_READ,

@@ -28,6 +28,7 @@ def tool_data(tool: Tool, *, schemas: bool) -> dict:
 
 
 def connection_data(connection: Connection) -> dict:
+    ok = None if connection.health == Connection.Health.UNKNOWN else connection.health == "healthy"
     return {
         "id": connection.public_id,
         "name": connection.name,
@@ -38,10 +39,14 @@ def connection_data(connection: Connection) -> dict:
         "is_default": connection.is_default,
         "settings": connection.settings,
         "status": connection.status,
+        "health": connection.health,
+        "healthCheckedAt": iso_ms(connection.health_checked_at),
+        "healthError": connection.health_error or None,
+        # The same check, as answered before `health` existed.
         "last_check": {
-            "at": iso_ms(connection.last_checked_at),
-            "ok": connection.last_check_ok,
-            "message": connection.last_check_message or None,
+            "at": iso_ms(connection.health_checked_at),
+            "ok": ok,
+            "message": connection.health_error or ("The vendor answered." if ok else None),
         },
         "created_at": iso_ms(connection.created_at),
         "updated_at": iso_ms(connection.updated_at),
@@ -109,6 +114,11 @@ ConnectionShape = inline_serializer(
         "is_default": serializers.BooleanField(),
         "settings": serializers.JSONField(),
         "status": serializers.CharField(help_text="active or inactive"),
+        "health": serializers.CharField(
+            help_text="unknown, healthy or unhealthy: the last probe (test endpoint or connectionHealth job)"
+        ),
+        "healthCheckedAt": serializers.CharField(allow_null=True),
+        "healthError": serializers.CharField(allow_null=True, help_text="A short message when unhealthy."),
         "last_check": inline_serializer(
             name="ConnectionLastCheck",
             fields={

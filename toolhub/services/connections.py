@@ -94,26 +94,49 @@ def connection_delete(*, tenant: Tenant, connection: Connection, actor: dict, re
 
 
 def connection_test(*, tenant: Tenant, connection: Connection, actor: dict, request_id: str = "") -> dict:
-    """A real authenticated read at the vendor. The answer says how it went; it is kept on the
-    connection (`last_check_*`)."""
+    """A real authenticated read at the vendor (the connector's probe). The answer says how it
+    went; the connection keeps it as its health. The `connectionHealth` job runs this too."""
     started = time.perf_counter()
     error: dict | None = None
     try:
         connection_probe(connection=connection, tenant=tenant, actor=actor, request_id=request_id)
     except ApiError as exc:
         error = {"code": exc.code, "message": exc.message, "details": exc.details}
-    now = timezone.now()
-    message = error["message"][:500] if error else "The vendor answered."
-    Connection.objects.filter(id=connection.id).update(
-        last_checked_at=now, last_check_ok=error is None, last_check_message=message
-    )
+        connection_health_record(connection=connection, error=health_message(exc))
+    else:
+        connection_health_record(connection=connection, error=None)
     return {
         "connection_id": connection.public_id,
         "healthy": error is None,
-        "checked_at": iso_ms(now),
+        "checked_at": iso_ms(connection.health_checked_at),
         "latency_ms": int((time.perf_counter() - started) * 1000),
         "error": error,
     }
+
+
+def connection_health_record(*, connection: Connection, error: str | None) -> None:
+    """Store a probe's outcome. A `save()`, so the routing cache of the connection's tenant is
+    invalidated (toolhub.routing.on_change) and automatic routing sees the new health at once;
+    `updated_at` stays (a check is no edit)."""
+    connection.health = Connection.Health.UNHEALTHY if error else Connection.Health.HEALTHY
+    connection.health_checked_at = timezone.now()
+    connection.health_error = (error or "")[:300]
+    connection.save(update_fields=["health", "health_checked_at", "health_error"])
+
+
+def health_message(exc: ApiError) -> str:
+    """A short message for `health_error`, made of codes and statuses only: a vendor's own text
+    may echo what it was sent, so it is not kept."""
+    details = exc.details if isinstance(exc.details, dict) else {}
+    if exc.code == "RATE_LIMITED":
+        return "The vendor is rate limiting this service (429)."
+    if exc.code == "UPSTREAM_ERROR" and details.get("status"):
+        return f"The vendor answered HTTP {details['status']}."
+    if exc.code == "UPSTREAM_ERROR":
+        return "The vendor did not answer in time." if exc.status_code == 504 else "The vendor call failed."
+    if exc.code == "CONNECTION_NOT_FOUND":
+        return f"The connection's credential cannot be used ({details.get('reason') or 'unknown reason'})."
+    return f"The check failed ({exc.code})."
 
 
 def _clear_default(tenant: Tenant, domain: str) -> None:

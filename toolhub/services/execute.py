@@ -28,7 +28,7 @@ from toolhub.errors import ApprovalRequired, IdempotencyInProgress, InvalidInput
 from toolhub.inputs import execute_request_parse, fingerprint, input_errors, output_errors, redacted
 from toolhub.models import Connection, ExecutionRecord, IdempotencyRecord, RiskLevel
 from toolhub.registry import Tool
-from toolhub.selectors import connection_resolve, policy_gates, tool_get
+from toolhub.selectors import connection_resolve, connection_warnings, policy_gates, tool_get
 from toolhub.services.approvals import approval_create, approval_gate, approval_mark_executed
 from toolhub.services.idempotency import (
     idempotency_claim,
@@ -105,7 +105,12 @@ def _pipeline(call: ExecuteCall) -> ExecuteResult:
     _check_permission(call.principal, tool)
     request = execute_request_parse(call.body, header_key=call.header_key)
     call.input, call.idempotency_key = request.input, request.idempotency_key or ""
-    connection = connection_resolve(tenant=call.tenant, tool=tool, connection_id=request.connection_id)
+    connection = connection_resolve(
+        tenant=call.tenant,
+        tool=tool,
+        connection_id=request.connection_id,
+        pinned=call.principal.pinned_connection(tool.domain),
+    )
     call.connection = connection
     errors = input_errors(tool, request.input)
     gated = policy_gates(tenant=call.tenant, tool=tool, connection=connection)
@@ -290,15 +295,17 @@ def _finish(call: ExecuteCall, tool: Tool, record, status: int, body: bytes) -> 
 
 
 def _success_body(call: ExecuteCall, data) -> bytes:
-    return render_json(
-        {
-            "success": True,
-            "data": data,
-            "connection_id": call.connection.public_id,
-            "duration_ms": call.elapsed_ms(),
-            "request_id": call.request_id,
-        }
-    )
+    body = {
+        "success": True,
+        "data": data,
+        "connection_id": call.connection.public_id,
+        "duration_ms": call.elapsed_ms(),
+        "request_id": call.request_id,
+    }
+    warnings = connection_warnings(call.connection)
+    if warnings:
+        body["warnings"] = warnings
+    return render_json(body)
 
 
 def _error_bytes(exc: ApiError) -> bytes:
