@@ -83,6 +83,8 @@ MIDDLEWARE = [
 ]
 # Who the tenant of an API request is (config.api.views.TenantAPIView asks it).
 API_TENANT_RESOLVER = "adminops.tenancy.tenant_resolve"
+# The check of an API key's pinned connections (the tool hub owns connections; adminops is below it).
+API_KEY_PINS_CHECK = "toolhub.selectors.connection_pins_check"
 
 ROOT_URLCONF = "config.urls"
 WSGI_APPLICATION = "config.wsgi.application"

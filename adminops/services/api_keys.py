@@ -5,8 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import timedelta
 
+from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
+from django.utils.module_loading import import_string
 
 from adminops.audit import audit_record
 from adminops.keys import api_key_display_prefix, api_key_generate, api_key_hash
@@ -73,11 +75,9 @@ def _duplicate(name: str) -> Conflict:
 
 def pinned_connections_check(*, tenant: Tenant, connections: object) -> dict[str, str]:
     """422 naming `connections.<domain>` unless each pinned connection is the tenant's and serves
-    that domain. The tool hub owns connections, so it checks them (imported here, not at the top:
-    adminops does not depend on the hub otherwise)."""
-    from toolhub.selectors import connection_pins_check
-
-    return connection_pins_check(tenant=tenant, pins=connections)
+    that domain. The tool hub owns connections and checks them; adminops sits below it and knows
+    the check only by the name in settings (`API_KEY_PINS_CHECK`)."""
+    return import_string(settings.API_KEY_PINS_CHECK)(tenant=tenant, pins=connections)
 
 
 def api_key_update(
