@@ -22,7 +22,7 @@ from adminops.audit import actor_of
 from config.api.errors import Forbidden
 from config.api.schema import TENANT_HEADER, ApiAutoSchema
 from config.api.views import TenantAPIView, tenant_resolver
-from toolhub.mcp import McpCaller, mcp_handle, mcp_parse_error
+from toolhub.mcp import PROTOCOL_VERSION_HEADER, McpCaller, mcp_handle, mcp_parse_error
 
 # Any machine principal of the tenant (API key, OAuth token, service account); users never execute
 # tools, and tools/list shows each machine the tools it may call.
@@ -67,12 +67,21 @@ class McpApi(TenantAPIView):
         parameters=[
             OpenApiParameter(
                 "Idempotency-Key", str, OpenApiParameter.HEADER, description="tools/call: as in REST execute."
-            )
+            ),
+            OpenApiParameter(
+                PROTOCOL_VERSION_HEADER,
+                str,
+                OpenApiParameter.HEADER,
+                description="Every message after `initialize`: the negotiated version (default 2025-03-26).",
+            ),
         ],
         responses={
             200: OpenApiResponse(OpenApiTypes.OBJECT, description="A JSON-RPC response or error."),
             202: OpenApiResponse(description="A notification or response was accepted."),
-            400: OpenApiResponse(OpenApiTypes.OBJECT, description="JSON-RPC parse error or invalid request."),
+            400: OpenApiResponse(
+                OpenApiTypes.OBJECT,
+                description="JSON-RPC parse error, invalid request or unsupported protocol version.",
+            ),
         },
         tags=["tools"],
     )
@@ -82,7 +91,8 @@ class McpApi(TenantAPIView):
         except ParseError as exc:
             reply = mcp_parse_error(str(exc.detail))
         else:
-            reply = mcp_handle(caller=self._caller(request), payload=payload)
+            version = request.headers.get(PROTOCOL_VERSION_HEADER)
+            reply = mcp_handle(caller=self._caller(request), payload=payload, protocol_version=version)
         response = Response(reply.body, status=reply.status)
         if reply.replayed:
             response["Idempotent-Replayed"] = "true"
