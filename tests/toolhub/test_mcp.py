@@ -142,6 +142,12 @@ def test_there_is_no_stream_and_no_session_to_delete(agent, method):
     assert "POST" in response["Allow"]
 
 
+def test_a_client_asking_for_the_stream_is_told_there_is_none(client_for, exec_key):
+    response = client_for(exec_key, HTTP_ACCEPT="text/event-stream").generic("GET", MCP)
+    assert response.status_code == 405
+    assert "POST" in response["Allow"]
+
+
 def test_the_tenant_header_must_name_the_keys_tenant(client_for, exec_key, tenant, other_tenant):
     assert result_of(rpc(client_for(exec_key, tenant, HTTP_ACCEPT=ACCEPT), "ping")) == {}
     assert rpc(client_for(exec_key, other_tenant, HTTP_ACCEPT=ACCEPT), "ping").status_code == 403

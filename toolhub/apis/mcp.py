@@ -50,6 +50,10 @@ class McpApi(TenantAPIView):
 
     def initial(self, request, *args, **kwargs):
         origin_check(request)
+        if request.method.lower() not in self.http_method_names:
+            # Before content negotiation: a client opening the SSE stream accepts only
+            # text/event-stream, and must learn there is no stream (405), not get a 406.
+            self.http_method_not_allowed(request)
         super().initial(request, *args, **kwargs)
 
     def tenant_context(self, request):
