@@ -291,6 +291,23 @@ def hub_overhead(results: list[Result]) -> list[tuple[str, str]]:
     ]
 
 
+def mcp_overhead(results: list[Result]) -> list[tuple[str, str]]:
+    """The same tool call through POST /mcp tools/call minus the REST execute, one connection each:
+    floor p50 at most 1 ms."""
+    by_name = {r.scenario.name: r for r in results}
+    mcp, rest = by_name.get("tool call (mcp)"), by_name.get("tool execute (hub)")
+    if mcp is None or rest is None:
+        return []
+    if mcp.skipped or rest.skipped:
+        return [("mcp overhead", f"not yet measurable: {mcp.skipped or rest.skipped}")]
+    return [
+        (
+            "mcp overhead (mcp - rest)",
+            f"p50 {mcp.p50_ms - rest.p50_ms:.2f} ms (floor <= 1), p99 {mcp.p99_ms - rest.p99_ms:.2f} ms",
+        )
+    ]
+
+
 def commit_latency(env: dict, commits: int = 300) -> tuple[str, str]:
     """What one durable commit waits on this machine now, mostly its WAL flush: single-row INSERTs
     into a scratch table, one connection, one at a time. A tool call commits once (its record and
@@ -382,6 +399,7 @@ def measure(args, fakes: Fakes) -> int:
             baseline = by_name.get(scenario.baseline or "")
             results.append(paired(scenario, baseline, context, args.seconds, args.rounds))
         extra += hub_overhead(results)
+        extra += mcp_overhead(results)
         if any(r.scenario.name == "tool execute (hub)" for r in results):
             extra.append(commit_latency(env))
         if not args.only or "sitelib listing" in args.only:

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 AUTH = {"X-API-Key": "{api_key}", "x-tenantid": "{tenant_id}", "Accept": "application/json"}
 JSON = {**AUTH, "Content-Type": "application/json"}
+MCP = {**JSON, "Accept": "application/json, text/event-stream", "MCP-Protocol-Version": "2025-11-25"}
 
 
 @dataclass(frozen=True)
@@ -93,6 +94,17 @@ SCENARIOS: list[Scenario] = [
         "/api/v1/tools/itdocs.configuration.get/execute",
         headers=dict(JSON),
         body='{{"input": {{"configuration_id": "{configuration_id}"}}}}',
+        connections=1,
+        needs="toolhub",
+    ),
+    # The same call through POST /mcp tools/call, compared with the execute by mcp_overhead().
+    Scenario(
+        "tool call (mcp)",
+        "POST",
+        "/mcp",
+        headers=dict(MCP),
+        body='{{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {{"name": '
+        '"itdocs.configuration.get", "arguments": {{"configuration_id": "{configuration_id}"}}}}}}',
         connections=1,
         needs="toolhub",
     ),

@@ -1,7 +1,9 @@
 """The hub's added latency on execute: `itdocs.configuration.get` through POST
 /api/v1/tools/{tool_key}/execute (Django test client: authentication, tenancy, rate limit, tool,
 permission, connection, schema checks, vault decryption, execution record, audit) beside the same
-vendor call made directly with the same client against the same fast loopback fake.
+vendor call made directly with the same client against the same fast loopback fake, and the same
+tool called through POST /mcp `tools/call` with the same key (MCP's cost over REST: the floor is
+1 ms at p50). REST and MCP calls alternate, so a busy machine slows both alike.
 
     .venv/bin/python -m bench.tool_execute [--calls 300] [--idempotent] [--count]
 
@@ -45,19 +47,30 @@ from tests import factories  # noqa: E402
 from tests.fakes.itdocs import FakeItdocs  # noqa: E402
 from tests.toolhub.support import make_connection, make_credential  # noqa: E402
 
+TOOL = "itdocs.configuration.get"
+MCP_ACCEPT = "application/json, text/event-stream"
+MCP_VERSION = "2025-11-25"
+
 
 def percentile(values: list[float], share: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, round(share * (len(ordered) - 1)))]
 
 
+def elapsed_ms(function, index: int) -> float:
+    started = time.perf_counter()
+    function(index)
+    return (time.perf_counter() - started) * 1000
+
+
 def timed(function, calls: int) -> list[float]:
-    times = []
-    for index in range(calls):
-        started = time.perf_counter()
-        function(index)
-        times.append((time.perf_counter() - started) * 1000)
-    return times
+    return [elapsed_ms(function, index) for index in range(calls)]
+
+
+def timed_alternately(first, second, calls: int) -> tuple[list[float], list[float]]:
+    """Both functions' times, one call of each in turn."""
+    pairs = [(elapsed_ms(first, index), elapsed_ms(second, index)) for index in range(calls)]
+    return [a for a, _ in pairs], [b for _, b in pairs]
 
 
 def work(function, calls: int = 20) -> tuple[float, float]:
@@ -80,6 +93,11 @@ def work(function, calls: int = 20) -> tuple[float, float]:
         python.append(counted[0] - before)
         statements.append(len(queries.captured_queries))
     return statistics.median(python), statistics.median(statements)
+
+
+def difference(slower: list[float], faster: list[float]) -> str:
+    p50 = statistics.median(slower) - statistics.median(faster)
+    return f"p50={p50:7.2f} ms  p99={percentile(slower, 0.99) - percentile(faster, 0.99):7.2f} ms"
 
 
 def main() -> None:
@@ -106,7 +124,7 @@ def report(fake: FakeItdocs, options) -> None:
     make_connection(tenant, fake.url, integration_id="itdocs-bench")
     client = APIClient()
     client.credentials(HTTP_AUTHORIZATION=f"Bearer {raw}", HTTP_X_TENANTID=str(tenant.id))
-    url = "/api/v1/tools/itdocs.configuration.get/execute"
+    url = f"/api/v1/tools/{TOOL}/execute"
 
     def hub(index: int) -> None:
         body = {"input": {"configuration_id": config_id}}
@@ -114,22 +132,35 @@ def report(fake: FakeItdocs, options) -> None:
             body["idempotency_key"] = f"bench-{index}"
         assert client.post(url, body, format="json").status_code == 200
 
+    mcp_client = APIClient()
+    mcp_client.credentials(
+        HTTP_AUTHORIZATION=f"Bearer {raw}", HTTP_ACCEPT=MCP_ACCEPT, HTTP_MCP_PROTOCOL_VERSION=MCP_VERSION
+    )
+
+    def mcp(index: int) -> None:
+        params = {"name": TOOL, "arguments": {"configuration_id": config_id}}
+        if options.idempotent:
+            params["_meta"] = {"idempotency_key": f"bench-mcp-{index}"}
+        message = {"jsonrpc": "2.0", "id": index, "method": "tools/call", "params": params}
+        response = mcp_client.post("/mcp", message, format="json")
+        assert response.status_code == 200 and response.json()["result"]["isError"] is False
+
     direct_client = ItdocsClient(base_url=fake.url, api_key=fake.api_key)
 
     def direct(_index: int) -> None:
         direct_client.configuration(config_id)
 
-    timed(hub, 20), timed(direct, 20)  # warm both paths (imports, connection pools, caches)
-    hub_ms, direct_ms = timed(hub, options.calls), timed(direct, options.calls)
+    timed(hub, 20), timed(mcp, 20), timed(direct, 20)  # warm every path (imports, pools, caches)
+    hub_ms, mcp_ms = timed_alternately(hub, mcp, options.calls)
+    direct_ms = timed(direct, options.calls)
     print(f"engine={connection.vendor} calls={options.calls} idempotent={options.idempotent}")
-    for name, values in (("execute via hub", hub_ms), ("fake directly", direct_ms)):
+    measured = (("execute via hub", hub_ms), ("mcp tools/call", mcp_ms), ("fake directly", direct_ms))
+    for name, values in measured:
         print(f"{name:16} p50={statistics.median(values):7.2f} ms  p99={percentile(values, 0.99):7.2f} ms")
-    print(
-        f"{'hub adds':16} p50={statistics.median(hub_ms) - statistics.median(direct_ms):7.2f} ms  "
-        f"p99={percentile(hub_ms, 0.99) - percentile(direct_ms, 0.99):7.2f} ms"
-    )
+    print(f"{'hub adds':16} {difference(hub_ms, direct_ms)}")
+    print(f"{'mcp adds to rest':16} {difference(mcp_ms, hub_ms)}  (floor: p50 <= 1 ms)")
     if options.count:
-        for name, function in (("execute via hub", hub), ("fake directly", direct)):
+        for name, function in (("execute via hub", hub), ("mcp tools/call", mcp), ("fake directly", direct)):
             python, statements = work(function)
             print(f"{name:16} {python:7.0f} Python calls, {statements:.0f} SQL statements per call")
 

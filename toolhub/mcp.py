@@ -2,8 +2,10 @@
 one out, every message read and written through the official SDK's types (`mcp.types`).
 
 Stateless: `initialize` negotiates a version and hands out no session, so every request stands on
-its own. `tools/list` lists the tools the caller may execute and `tools/call` runs exactly the REST
-execute (`tool_execute`, channel `mcp`). A tool's failure is a result with `isError: true` and the
+its own; every message after it names its version in the `MCP-Protocol-Version` header (none means
+2025-03-26), and one this server does not speak is refused with HTTP 400. `tools/list` lists the
+tools the caller may execute and `tools/call` runs exactly the REST execute (`tool_execute`,
+channel `mcp`). A tool's failure is a result with `isError: true` and the
 REST error in `structuredContent`; a message the protocol cannot serve is a JSON-RPC error.
 """
 
@@ -28,6 +30,7 @@ from toolhub.services.execute import ExecuteCall, tool_execute
 
 # Negotiated by `initialize`, oldest first; a version we do not speak gets the newest.
 PROTOCOL_VERSIONS = ("2025-03-26", "2025-06-18", "2025-11-25")
+PROTOCOL_VERSION_HEADER = "MCP-Protocol-Version"
 SERVER_NAME = "integration-platform"
 CHANNEL = "mcp"
 
@@ -63,13 +66,16 @@ def mcp_parse_error(message: str) -> McpReply:
     return _error_reply(None, types.ErrorData(code=types.PARSE_ERROR, message=message), status=400)
 
 
-def mcp_handle(*, caller: McpCaller, payload: object) -> McpReply:
-    """Answer one decoded JSON-RPC message."""
+def mcp_handle(*, caller: McpCaller, payload: object, protocol_version: str | None = None) -> McpReply:
+    """Answer one decoded JSON-RPC message; `protocol_version` is the `MCP-Protocol-Version` header."""
     try:
         message = types.jsonrpc_message_adapter.validate_python(payload)
     except ValidationError:
         error = types.ErrorData(code=types.INVALID_REQUEST, message="Not a JSON-RPC 2.0 message.")
         return _error_reply(_id_of(payload), error, status=400)
+    refusal = _version_refusal(message, protocol_version)
+    if refusal is not None:
+        return refusal
     if not isinstance(message, types.JSONRPCRequest):
         return McpReply(202)  # notifications and responses need no answer
     handler = _METHODS.get(message.method)
@@ -82,6 +88,24 @@ def mcp_handle(*, caller: McpCaller, payload: object) -> McpReply:
         return _error_reply(message.id, exc.error)
     response = types.JSONRPCResponse(jsonrpc="2.0", id=message.id, result=_wire(result))
     return McpReply(200, _wire(response), replayed=replayed)
+
+
+def _version_refusal(message: types.JSONRPCMessage, header: str | None) -> McpReply | None:
+    """A message after `initialize` in a protocol version this server does not speak: HTTP 400 with
+    the SDK's unsupported-version error, which names the versions to use instead."""
+    if isinstance(message, types.JSONRPCRequest) and message.method == "initialize":
+        return None
+    requested = types.DEFAULT_NEGOTIATED_VERSION if header is None else header
+    if requested in PROTOCOL_VERSIONS:
+        return None
+    data = types.UnsupportedProtocolVersionErrorData(supported=list(PROTOCOL_VERSIONS), requested=requested)
+    error = types.ErrorData(
+        code=types.UNSUPPORTED_PROTOCOL_VERSION,
+        message=f"Unsupported {PROTOCOL_VERSION_HEADER}: {requested}.",
+        data=_wire(data),
+    )
+    request_id = message.id if isinstance(message, types.JSONRPCRequest) else None
+    return _error_reply(request_id, error, status=400)
 
 
 def _params(model: type[BaseModel], params: dict):

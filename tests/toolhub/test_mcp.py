@@ -142,6 +142,12 @@ def test_there_is_no_stream_and_no_session_to_delete(agent, method):
     assert "POST" in response["Allow"]
 
 
+def test_a_client_asking_for_the_stream_is_told_there_is_none(client_for, exec_key):
+    response = client_for(exec_key, HTTP_ACCEPT="text/event-stream").generic("GET", MCP)
+    assert response.status_code == 405
+    assert "POST" in response["Allow"]
+
+
 def test_the_tenant_header_must_name_the_keys_tenant(client_for, exec_key, tenant, other_tenant):
     assert result_of(rpc(client_for(exec_key, tenant, HTTP_ACCEPT=ACCEPT), "ping")) == {}
     assert rpc(client_for(exec_key, other_tenant, HTTP_ACCEPT=ACCEPT), "ping").status_code == 403
@@ -205,6 +211,38 @@ def test_initialize_offers_the_latest_version_for_any_other(agent, version):
 
 def test_it_hands_out_no_session(agent):
     assert "Mcp-Session-Id" not in rpc(agent, "initialize", INITIALIZE)
+
+
+@pytest.mark.parametrize("version", ["2025-03-26", "2025-06-18", "2025-11-25"])
+def test_a_request_in_a_version_it_speaks_is_answered(agent, version):
+    assert result_of(rpc(agent, "ping", HTTP_MCP_PROTOCOL_VERSION=version)) == {}
+
+
+def test_a_request_without_a_version_is_taken_as_2025_03_26(agent):
+    assert result_of(rpc(agent, "tools/list"))["tools"]
+
+
+@pytest.mark.parametrize("version", ["2024-11-05", "2026-07-28", "not-a-version", ""])
+def test_a_request_in_a_version_it_does_not_speak_is_refused(agent, version):
+    response = rpc(agent, "tools/list", id="v1", HTTP_MCP_PROTOCOL_VERSION=version)
+    error = rpc_error(response, 400, -32022, id="v1")
+    assert error["data"] == {"supported": ["2025-03-26", "2025-06-18", "2025-11-25"], "requested": version}
+
+
+def test_a_notification_in_a_version_it_does_not_speak_is_refused(agent):
+    notification = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+    rpc_error(post(agent, notification, HTTP_MCP_PROTOCOL_VERSION="2099-01-01"), 400, -32022, id=None)
+
+
+def test_a_call_in_a_version_it_does_not_speak_runs_nothing(agent, knowledge_connection):
+    params = {"name": SEARCH, "arguments": {"query": "VPN"}}
+    rpc_error(rpc(agent, "tools/call", params, HTTP_MCP_PROTOCOL_VERSION="2099-01-01"), 400, -32022)
+    assert not ExecutionRecord.objects.exists()
+
+
+def test_initialize_ignores_the_version_header(agent):
+    response = rpc(agent, "initialize", INITIALIZE, HTTP_MCP_PROTOCOL_VERSION="2099-01-01")
+    assert result_of(response)["protocolVersion"] == "2025-06-18"
 
 
 def test_notifications_and_responses_are_accepted_without_a_body(agent):

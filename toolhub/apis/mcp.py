@@ -22,7 +22,7 @@ from adminops.audit import actor_of
 from config.api.errors import Forbidden
 from config.api.schema import TENANT_HEADER, ApiAutoSchema
 from config.api.views import TenantAPIView, tenant_resolver
-from toolhub.mcp import McpCaller, mcp_handle, mcp_parse_error
+from toolhub.mcp import PROTOCOL_VERSION_HEADER, McpCaller, mcp_handle, mcp_parse_error
 
 # Any machine principal of the tenant (API key, OAuth token, service account); users never execute
 # tools, and tools/list shows each machine the tools it may call.
@@ -50,6 +50,10 @@ class McpApi(TenantAPIView):
 
     def initial(self, request, *args, **kwargs):
         origin_check(request)
+        if request.method.lower() not in self.http_method_names:
+            # Before content negotiation: a client opening the SSE stream accepts only
+            # text/event-stream, and must learn there is no stream (405), not get a 406.
+            self.http_method_not_allowed(request)
         super().initial(request, *args, **kwargs)
 
     def tenant_context(self, request):
@@ -67,12 +71,21 @@ class McpApi(TenantAPIView):
         parameters=[
             OpenApiParameter(
                 "Idempotency-Key", str, OpenApiParameter.HEADER, description="tools/call: as in REST execute."
-            )
+            ),
+            OpenApiParameter(
+                PROTOCOL_VERSION_HEADER,
+                str,
+                OpenApiParameter.HEADER,
+                description="Every message after `initialize`: the negotiated version (default 2025-03-26).",
+            ),
         ],
         responses={
             200: OpenApiResponse(OpenApiTypes.OBJECT, description="A JSON-RPC response or error."),
             202: OpenApiResponse(description="A notification or response was accepted."),
-            400: OpenApiResponse(OpenApiTypes.OBJECT, description="JSON-RPC parse error or invalid request."),
+            400: OpenApiResponse(
+                OpenApiTypes.OBJECT,
+                description="JSON-RPC parse error, invalid request or unsupported protocol version.",
+            ),
         },
         tags=["tools"],
     )
@@ -82,7 +95,8 @@ class McpApi(TenantAPIView):
         except ParseError as exc:
             reply = mcp_parse_error(str(exc.detail))
         else:
-            reply = mcp_handle(caller=self._caller(request), payload=payload)
+            version = request.headers.get(PROTOCOL_VERSION_HEADER)
+            reply = mcp_handle(caller=self._caller(request), payload=payload, protocol_version=version)
         response = Response(reply.body, status=reply.status)
         if reply.replayed:
             response["Idempotent-Replayed"] = "true"
