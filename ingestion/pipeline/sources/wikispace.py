@@ -17,6 +17,7 @@ from ingestion.models import SyncConfiguration
 from ingestion.pipeline.failures import RunFailed
 from ingestion.pipeline.sources.base import Content, Discovery, SourceItem
 from ingestion.pipeline.sources.vault import credential_of
+from integrations.errors import VendorNotFound
 from integrations.wikispace import WikiAttachment, WikiClient, WikiPage
 
 PLATFORM = "wikispace"
@@ -63,6 +64,13 @@ class WikiSource:
                 self.attachments[attachment.id] = attachment
                 found.items.append(self._attachment_item(page, attachment))
         return found
+
+    def _attachments(self, page: WikiPage) -> list[WikiAttachment]:
+        """A page deleted since the listing has no attachments (it leaves the index next run)."""
+        try:
+            return self.client.page_attachments(page)
+        except VendorNotFound:
+            return []
 
     def content(self, item: SourceItem, *, max_bytes: int, timeout_s: float) -> Content:
         if item.content_type == ATTACHMENT:
