@@ -54,6 +54,11 @@ def upload_path(drive_id: str, parent_id: str | None, name: str) -> str:
     return f"{folder_path(drive_id, parent_id)}:/{quote(name, safe='')}:/content"
 
 
+def invite_path(drive_id: str, item_id: str) -> str:
+    """The sharing invitation of an item: grants people access to it."""
+    return item_path(drive_id, item_id) + "/invite"
+
+
 def delta_path(drive_id: str) -> str:
     return f"/drives/{segment(drive_id)}/root/delta"
 

@@ -3,11 +3,14 @@ serves them: a small file's simple upload (`PUT .../items/{parent}:/{name}:/cont
 `root:`), a new folder (`POST .../items/{parent}/children`, or `root/children`) and an item's delete
 (`DELETE .../items/{id}`, 204). A taken name follows `@microsoft.graph.conflictBehavior` (the query of
 a PUT, default `replace`; the body of a POST, default `fail`): `fail` is 409 `nameAlreadyExists`,
-`rename` picks `name 1.ext`, `replace` overwrites a file's content (a folder stays as it is)."""
+`rename` picks `name 1.ext`, `replace` overwrites a file's content (a folder stays as it is). A
+sharing invitation (`POST .../items/{id}/invite`) answers one permission per recipient and keeps
+them in `permissions` (item id -> list)."""
 
 from __future__ import annotations
 
 import json
+import uuid
 from urllib.parse import unquote
 
 from tests.fakes.graph_drive import MODIFIED, FakeContent, FakeDrive, file_item, folder_item, graph_error
@@ -20,6 +23,26 @@ BEHAVIOURS = ("fail", "replace", "rename")
 
 
 class FakeGraphWrites(FakeGraphTools):
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.permissions: dict[str, list[dict]] = {}
+
+    @route("POST", DRIVE + r"/items/(?P<item_id>[^/]+)/invite")
+    def invite(self, request: Received, drive_id: str, item_id: str) -> Reply:
+        denied = self._authorized(request)
+        drive = self._drive(drive_id)
+        item = drive.find(unquote(item_id)) if drive else None
+        if denied or item is None:
+            return denied or Reply(404, graph_error("itemNotFound", "The resource could not be found."))
+        body = request.json()
+        emails = [r.get("email") for r in body.get("recipients") or [] if isinstance(r, dict)]
+        roles = body.get("roles")
+        if not emails or not all(emails) or roles not in (["read"], ["write"]):
+            return Reply(400, graph_error("invalidRequest", "Recipients and one role are required."))
+        granted = [_permission(email, roles, body.get("requireSignIn") is True) for email in emails]
+        self.permissions.setdefault(item["id"], []).extend(granted)
+        return Reply(200, {"value": granted})
+
     @route("PUT", DRIVE + r"/(?:root|items/(?P<parent_id>[^/:]+)):/(?P<name>[^/]+):/content")
     def upload(self, request: Received, drive_id: str, parent_id: str | None, name: str) -> Reply:
         drive, parent, refusal = self._folder(request, drive_id, parent_id)
@@ -102,3 +125,13 @@ def _free_name(drive: FakeDrive, parent: dict | None, name: str) -> str:
 def _name_taken(name: str) -> Reply:
     message = f"The specified item name already exists. Name: {json.dumps(name)[1:-1]}"
     return Reply(409, graph_error("nameAlreadyExists", message))
+
+
+def _permission(email: str, roles: list[str], sign_in: bool) -> dict:
+    person = {"id": uuid.uuid4().hex, "displayName": email.split("@")[0], "email": email}
+    return {
+        "id": uuid.uuid4().hex.upper(),
+        "roles": roles,
+        "grantedToV2": {"user": person},
+        "invitation": {"email": email, "signInRequired": sign_in},
+    }

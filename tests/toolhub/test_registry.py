@@ -26,7 +26,7 @@ def test_every_example_of_a_tool_is_a_valid_input():
 
 def test_every_tool_that_writes_has_examples():
     writers = [t.key for t in tools_all() if t.risk_level != "read" and t.domain in ("documents", "itdocs")]
-    assert len(writers) == 6
+    assert len(writers) == 7
     assert [key for key in writers if not tool_lookup(key).input_schema.get("examples")] == []
 
 

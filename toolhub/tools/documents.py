@@ -1,5 +1,6 @@
 """Document tools (`sitelib`): file search in a drive and file metadata, Graph-style driveItems;
-writes (a small file's upload, a new folder) and the delete of an item."""
+writes (a small file's upload, a new folder), the delete of an item and its sharing with people
+(`admin`: it grants access)."""
 
 from __future__ import annotations
 
@@ -213,4 +214,112 @@ tool_define(
         },
     },
     item_delete,
+)
+
+
+def _permission(raw: dict) -> dict:
+    """A granted permission: its id, roles and the email of the person it is granted to (the
+    platform names them in `grantedToV2`, `grantedTo` or the invitation, whichever it gives)."""
+    emails = [
+        ((raw.get(member) or {}).get("user") or {}).get("email") for member in ("grantedToV2", "grantedTo")
+    ] + [(raw.get("invitation") or {}).get("email")]
+    return {
+        "id": str(raw.get("id") or ""),
+        "roles": [str(role) for role in raw.get("roles") or []],
+        "granted_to_email": next((e for e in emails if isinstance(e, str) and e), None),
+    }
+
+
+def item_share(client, args: dict) -> dict:
+    granted = client.item_invite(
+        args["drive_id"],
+        args["item_id"],
+        emails=args["recipients"],
+        role=args.get("role", "read"),
+        send_invitation=args.get("send_invitation", True),
+        message=args.get("message"),
+    )
+    permissions = [_permission(raw) for raw in granted]
+    return {
+        "drive_id": args["drive_id"],
+        "item_id": args["item_id"],
+        "permissions": permissions,
+        "count": len(permissions),
+    }
+
+
+MAX_RECIPIENTS = 25
+tool_define(
+    "documents.item.share",
+    "Share a file or folder with people",
+    "Grant people, by email, read or write access to a file or folder (they must sign in to open "
+    "it); the platform mails them an invitation unless send_invitation is false. Needs the right "
+    "to manage the item's permissions.",
+    "admin",
+    {
+        "required": ["drive_id", "item_id", "recipients"],
+        "properties": {
+            "drive_id": DRIVE_ID,
+            "item_id": ITEM_ID,
+            "recipients": {
+                "type": "array",
+                "minItems": 1,
+                "maxItems": MAX_RECIPIENTS,
+                "uniqueItems": True,
+                "items": {"type": "string", "format": "email", "minLength": 3, "maxLength": 254},
+                "description": f"The email addresses to grant access to (at most {MAX_RECIPIENTS}).",
+            },
+            "role": {"enum": ["read", "write"], "default": "read", "description": "The access granted."},
+            "send_invitation": {
+                "type": "boolean",
+                "default": True,
+                "description": "Mail the people an invitation; false grants access silently.",
+            },
+            "message": {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": 2000,
+                "description": "Plain text put in the invitation mail.",
+            },
+        },
+        "examples": [
+            {
+                "drive_id": _DRIVE_EXAMPLE,
+                "item_id": "01BYE5RZ6QN3ZWBTUFOFD3GSPGOHDJD36K",
+                "recipients": ["robin@example.com"],
+                "role": "write",
+                "message": "The runbooks for the change window.",
+            },
+            {
+                "drive_id": _DRIVE_EXAMPLE,
+                "item_id": "01BYE5RZ6QN3ZWBTUFOFD3GSPGOHDJD36K",
+                "recipients": ["auditor@example.com", "lead@example.com"],
+                "send_invitation": False,
+            },
+        ],
+    },
+    {
+        "type": "object",
+        "additionalProperties": False,
+        "required": ["drive_id", "item_id", "permissions", "count"],
+        "properties": {
+            "drive_id": {"type": "string"},
+            "item_id": {"type": "string"},
+            "permissions": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "additionalProperties": False,
+                    "required": ["id", "roles", "granted_to_email"],
+                    "properties": {
+                        "id": {"type": "string", "minLength": 1},
+                        "roles": {"type": "array", "items": {"type": "string"}},
+                        "granted_to_email": _NSTR,
+                    },
+                },
+            },
+            "count": {"type": "integer", "minimum": 0},
+        },
+    },
+    item_share,
 )
