@@ -208,6 +208,15 @@ class WikiClient(VendorClient):
         """Move a page to its space's trash (the v2 API's delete without `purge`)."""
         self.request("DELETE", f"/api/v2/pages/{page_id}").close()
 
+    # ---- space permissions (the tool hub's admin tool)
+    def space_permission_add(self, space_key: str, *, subject: dict, operation: dict) -> dict:
+        """Grant `subject` (`{type: user|group, identifier}`) `operation` (`{key, target}`) in a
+        space, through the v1 API (v2 has no write for space permissions); needs the space's
+        Admin permission. The permission created."""
+        body = {"subject": subject, "operation": operation}
+        path = f"/rest/api/space/{quote(space_key, safe='')}/permission"
+        return self.json_of(self.request("POST", path, json=body))
+
     def space_probe(self) -> None:
         """The cheapest authenticated read (a connection test)."""
         try:

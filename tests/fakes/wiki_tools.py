@@ -1,6 +1,8 @@
 """The fake wiki with pages: v1 CQL content search (`type = page AND text ~ "..." [AND space =
 "KEY"]`), v2 page get (`body-format=storage`), v2 page create and v2 page delete (204; the page goes
-to the trash, and a trashed or unknown page is 404)."""
+to the trash, and a trashed or unknown page is 404), and v1 space permission add (kept in
+`space_permissions`; an unknown space is 404, an operation the platform does not know or a
+permission already granted 400)."""
 
 from __future__ import annotations
 
@@ -17,6 +19,7 @@ class FakeWikiTools(FakeWiki):
     def __init__(self, **kw) -> None:
         super().__init__(**kw)
         self.pages: dict[str, dict] = {}
+        self.space_permissions: list[dict] = []
 
     def add_page(self, space, title: str, body: str, *, parent_id: str | None = None) -> dict:
         page_id = str(65536 + len(self.pages))
@@ -130,3 +133,26 @@ class FakeWikiTools(FakeWiki):
             )
         page = self.add_page(space, data["title"], data["body"]["value"], parent_id=data.get("parentId"))
         return Reply(200, page)
+
+    @route("POST", r"/wiki/rest/api/space/(?P<space_key>[^/]+)/permission")
+    def space_permission_add(self, request: Received, space_key: str) -> Reply:
+        _user, refusal = self._user(request, v2=False)
+        if refusal:
+            return refusal
+        space = next((s for s in self.spaces if s.key == space_key), None)
+        if space is None:
+            return Reply(404, {"statusCode": 404, "message": f"No space with key : {space_key}"})
+        data = request.json()
+        subject, operation = data.get("subject") or {}, data.get("operation") or {}
+        if subject.get("type") not in ("user", "group") or not subject.get("identifier") or not operation:
+            return Reply(400, {"statusCode": 400, "message": "A subject and an operation are required."})
+        granted = {"subject": subject, "operation": operation}
+        if any(p["subject"] == subject and p["operation"] == operation for p in self.space_permissions):
+            return Reply(400, {"statusCode": 400, "message": "Permission already exists."})
+        permission = {
+            "id": 4096 + len(self.space_permissions),
+            **granted,
+            "_links": {"base": self.instance_url},
+        }
+        self.space_permissions.append(permission | {"space_key": space.key})
+        return Reply(200, permission)

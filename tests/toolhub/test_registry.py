@@ -76,6 +76,7 @@ def test_any_member_lists_tools_and_filters_by_domain(client_for, tenant, teamma
         "wiki.page.get",
         "wiki.page.create",
         "wiki.page.delete",
+        "wiki.space.permission.add",
     }
     assert_tool_error(client.get("/api/v1/tools?domain=crm"), 400, "INVALID_PARAMETER")
 

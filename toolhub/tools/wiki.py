@@ -1,4 +1,5 @@
-"""Wiki tools (`wikispace`): page search (CQL), page get, create and delete (v2 API)."""
+"""Wiki tools (`wikispace`): page search (CQL), page get, create and delete (v2 API), and a
+permission granted in a space (v1 API; `admin`: it needs the space's Admin permission)."""
 
 from __future__ import annotations
 
@@ -69,6 +70,20 @@ def page_create(client, args: dict) -> dict:
 def page_delete(client, args: dict) -> dict:
     client.page_delete(args["page_id"])
     return {"page_id": args["page_id"], "deleted": True}
+
+
+def space_permission_add(client, args: dict) -> dict:
+    raw = client.space_permission_add(args["space_key"], subject=args["subject"], operation=args["operation"])
+    subject, operation = raw.get("subject") or {}, raw.get("operation") or {}
+    return {
+        "id": str(raw.get("id") or ""),
+        "space_key": args["space_key"],
+        "subject": {
+            "type": str(subject.get("type") or ""),
+            "identifier": str(subject.get("identifier") or ""),
+        },
+        "operation": {"key": str(operation.get("key") or ""), "target": str(operation.get("target") or "")},
+    }
 
 
 tool_define(
@@ -145,4 +160,86 @@ tool_define(
         "properties": {"page_id": _STR, "deleted": {"const": True}},
     },
     page_delete,
+)
+
+
+SPACE_KEY = {"type": "string", "pattern": "^[A-Za-z0-9_~]{1,255}$"}
+# The operations the platform grants in a space: a key and the targets it takes.
+SPACE_OPERATIONS = {
+    "read": ["space"],
+    "create": ["page", "blogpost", "comment", "attachment"],
+    "delete": ["space", "page", "blogpost", "comment", "attachment"],
+    "export": ["space"],
+    "administer": ["space"],
+    "archive": ["page"],
+    "restrict_content": ["space"],
+}
+SUBJECT = {
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["type", "identifier"],
+    "properties": {
+        "type": {"enum": ["user", "group"]},
+        "identifier": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 255,
+            "description": "A user's account id, or a group's name or id.",
+        },
+    },
+}
+OPERATION = {
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["key", "target"],
+    "properties": {"key": {"enum": list(SPACE_OPERATIONS)}, "target": {"type": "string"}},
+    "oneOf": [
+        {"properties": {"key": {"const": key}, "target": {"enum": targets}}}
+        for key, targets in SPACE_OPERATIONS.items()
+    ],
+    "description": "What the subject may do: read space; create, delete page, blogpost, comment or "
+    "attachment; delete, export, administer or restrict_content space; archive page.",
+}
+tool_define(
+    "wiki.space.permission.add",
+    "Grant a permission in a space",
+    "Give a user or a group one permission in a space (read it, create or delete pages, blog posts, "
+    "comments or attachments, export it, administer it, ...). Needs the space's Admin permission.",
+    "admin",
+    {
+        "required": ["space_key", "subject", "operation"],
+        "properties": {"space_key": SPACE_KEY, "subject": SUBJECT, "operation": OPERATION},
+        "examples": [
+            {
+                "space_key": "ENG",
+                "subject": {"type": "group", "identifier": "engineering-leads"},
+                "operation": {"key": "create", "target": "page"},
+            },
+            {
+                "space_key": "ENG",
+                "subject": {"type": "user", "identifier": "5b10ac8d82e05b22cc7d4ef5"},
+                "operation": {"key": "read", "target": "space"},
+            },
+        ],
+    },
+    {
+        "type": "object",
+        "additionalProperties": False,
+        "required": ["id", "space_key", "subject", "operation"],
+        "properties": {
+            "id": {"type": "string", "minLength": 1},
+            "space_key": _STR,
+            "subject": {
+                "type": "object",
+                "required": ["type", "identifier"],
+                "properties": {"type": _STR, "identifier": _STR},
+            },
+            "operation": {
+                "type": "object",
+                "required": ["key", "target"],
+                "properties": {"key": _STR, "target": _STR},
+            },
+        },
+    },
+    space_permission_add,
 )
