@@ -49,6 +49,7 @@ ARTICLE_FIELDS = [
 # What knowledge ingestion reads of every article, whatever else it asks for.
 ARTICLE_BASE_FIELDS = ["sys_id", "number", "short_description", "kb_knowledge_base", "sys_updated_on"]
 # Ids per `sys_idIN...` condition: the encoded query travels in the URL, which must stay short.
+USER_ROLE_FIELDS = ["sys_id", "user", "role", "state", "inherited"]
 ID_BATCH = 100
 _SYS_ID = re.compile(r"^[0-9A-Za-z]+$")
 _UPDATED_FORMAT = "%Y-%m-%d %H:%M:%S"  # how the instance writes sys_updated_on, in UTC
@@ -293,6 +294,17 @@ class ItsmClient(VendorClient):
 
     def incident_delete(self, sys_id: str) -> None:
         self.request("DELETE", f"/api/now/table/incident/{sys_id}")
+
+    def user_role_grant(self, user_sys_id: str, role_sys_id: str) -> dict:
+        """Grant a user a role: a new `sys_user_has_role` record (needs the instance's
+        `user_admin` or `admin` role). The record, its references as plain sys_ids."""
+        response = self.request(
+            "POST",
+            "/api/now/table/sys_user_has_role",
+            params=self._table_params(USER_ROLE_FIELDS),
+            json={"user": user_sys_id, "role": role_sys_id},
+        )
+        return self.json_of(response).get("result") or {}
 
     def incident_probe(self) -> None:
         self.get_json("/api/now/table/incident", params={"sysparm_fields": "sys_id", "sysparm_limit": 1})

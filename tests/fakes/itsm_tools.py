@@ -1,5 +1,7 @@
 """The fake ITSM instance with the Table API records the tool hub uses: incidents (get, query,
-create, PATCH, DELETE) and knowledge articles (encoded-query LIKE search)."""
+create, PATCH, DELETE), knowledge articles (encoded-query LIKE search) and role grants (a new
+`sys_user_has_role` record, kept in `role_grants`; a role the user already holds directly is 403, as
+the instance's business rule refuses the duplicate)."""
 
 from __future__ import annotations
 
@@ -18,6 +20,7 @@ class FakeItsmTools(FakeItsm):
         self.incidents: dict[str, dict] = {}
         self.articles: list[dict] = []
         self.throttle_creates = 0  # answer this many creates with 429 first
+        self.role_grants: list[dict] = []
 
     def bearer(self, token: str) -> str:
         """A token as the platform issued it earlier (the vault holds it)."""
@@ -127,6 +130,33 @@ class FakeItsmTools(FakeItsm):
         ]
         limit = int(_first(request, "sysparm_limit", "100"))
         return Reply(200, {"result": [_only(r, request) for r in rows[:limit]]})
+
+    # ---- user roles
+    @route("POST", r"/api/now/table/sys_user_has_role")
+    def role_grant(self, request: Received) -> Reply:
+        refusal = self._authorized(request)
+        if refusal:
+            return refusal
+        fields = request.json()
+        if not fields.get("user") or not fields.get("role"):
+            return Reply(
+                400, {"error": {"message": "Mandatory fields missing: user, role"}, "status": "failure"}
+            )
+        if any(g["user"] == fields["user"] and g["role"] == fields["role"] for g in self.role_grants):
+            detail = "Operation against file 'sys_user_has_role' was aborted by Business Rule"
+            return Reply(
+                403, {"error": {"message": "Operation Failed", "detail": detail}, "status": "failure"}
+            )
+        row = {
+            "sys_id": uuid.uuid4().hex,
+            "user": fields["user"],
+            "role": fields["role"],
+            "state": "active",
+            "inherited": "false",
+            "granted_by": "",
+        }
+        self.role_grants.append(row)
+        return Reply(201, {"result": _only(row, request)})
 
     def _with_incident(self, sys_id: str, then) -> Reply:
         row = self.incidents.get(sys_id)

@@ -1,9 +1,10 @@
-"""ITSM tools (`itsmplatform`): incidents through the Table API, knowledge-article search."""
+"""ITSM tools (`itsmplatform`): incidents through the Table API, knowledge-article search, and a
+role granted to a user (`admin`: it needs the instance's user administration)."""
 
 from __future__ import annotations
 
 from config.api.timestamps import iso_ms_text
-from integrations.itsm import ARTICLE_FIELDS, INCIDENT_FIELDS, query_value
+from integrations.itsm import ARTICLE_FIELDS, INCIDENT_FIELDS, field_text, query_value
 from toolhub.registry import tool_define
 
 DATE_TIMES = {"opened_at", "sys_updated_on"}  # the date-times among INCIDENT_FIELDS, ARTICLE_FIELDS
@@ -199,4 +200,47 @@ tool_define(
         },
     },
     knowledge_search,
+)
+
+
+def user_role_grant(client, args: dict) -> dict:
+    row = client.user_role_grant(args["user"], args["role"])
+    return {
+        "sys_id": field_text(row.get("sys_id")),
+        "user": field_text(row.get("user")),
+        "role": field_text(row.get("role")),
+        "state": field_text(row.get("state")) or None,
+        "inherited": field_text(row.get("inherited")).lower() == "true",
+    }
+
+
+tool_define(
+    "itsm.user.role.grant",
+    "Grant a user a role",
+    "Give a user one role of the ITSM instance (a sys_user_has_role record), by the sys_ids of the "
+    "user (sys_user) and the role (sys_user_role). Needs the instance's user_admin or admin role.",
+    "admin",
+    {
+        "required": ["user", "role"],
+        "properties": {
+            "user": SYS_ID | {"description": "The user's sys_id (sys_user)."},
+            "role": SYS_ID | {"description": "The role's sys_id (sys_user_role)."},
+        },
+        "examples": [
+            {"user": "62826bf03710200044e0bfc8bcbe5df1", "role": "282bf1fac6112285017366cb5f867469"}
+        ],
+    },
+    {
+        "type": "object",
+        "additionalProperties": False,
+        "required": ["sys_id", "user", "role", "state", "inherited"],
+        "properties": {
+            "sys_id": {"type": "string", "minLength": 1},
+            "user": {"type": "string"},
+            "role": {"type": "string"},
+            "state": {"type": ["string", "null"]},
+            "inherited": {"type": "boolean"},
+        },
+    },
+    user_role_grant,
 )
