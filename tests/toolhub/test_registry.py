@@ -30,6 +30,11 @@ def test_every_tool_that_writes_has_examples():
     assert [key for key in writers if not tool_lookup(key).input_schema.get("examples")] == []
 
 
+def test_each_domain_with_a_privileged_operation_has_one_admin_tool():
+    admin = {t.key for t in tools_all() if t.risk_level == "admin"}
+    assert admin == {"documents.item.share", "wiki.space.permission.add", "itsm.user.role.grant"}
+
+
 @pytest.mark.parametrize(
     ("change", "problem"),
     [
