@@ -32,12 +32,14 @@ def failed_file_list(
 
 
 def sync_configuration_get(
-    *, tenant: Tenant, configuration_id: uuid.UUID, platform: str
+    *, tenant: Tenant, configuration_id: uuid.UUID | None, platform: str | None = None
 ) -> SyncConfiguration:
-    """One of the tenant's configurations of the platform; another tenant's is "not found" too."""
-    found = (
-        SyncConfiguration.objects.for_tenant(tenant).filter(id=configuration_id, platform=platform).first()
-    )
+    """One of the tenant's configurations (of the platform, when given); another tenant's, and an id
+    that could not be read (None), are "not found" too."""
+    rows = SyncConfiguration.objects.for_tenant(tenant).filter(id=configuration_id)
+    if platform:
+        rows = rows.filter(platform=platform)
+    found = rows.first() if configuration_id is not None else None
     if found is None:
         raise ResourceNotFound("Sync configuration not found.")
     found.tenant = tenant

@@ -13,7 +13,6 @@ from rest_framework import serializers
 from adminops.access import KNOWLEDGE_VIEW, KNOWLEDGE_WRITE
 from adminops.audit import actor_of
 from config.api.envelopes import v2_response
-from config.api.errors import ResourceNotFound
 from config.api.ids import prefixed_uuid
 from config.api.schema import V2DetailSerializer, V2ValidationErrorSerializer, v2_envelope
 from config.api.timestamps import iso_ms
@@ -21,6 +20,7 @@ from config.api.validation import validated
 from config.api.views import TenantAPIView
 from ingestion.apis.params import query_error
 from ingestion.models import SYNC_CONFIGURATION_PREFIX, Platform, SyncConfiguration
+from ingestion.selectors import sync_configuration_get
 from ingestion.services.configurations import (
     sync_configuration_change,
     sync_configuration_delete,
@@ -84,11 +84,7 @@ def configuration_record(configuration: SyncConfiguration) -> dict:
 
 def _configuration(view: TenantAPIView, raw: str) -> SyncConfiguration:
     found_id = prefixed_uuid(raw, SYNC_CONFIGURATION_PREFIX)
-    found = found_id and SyncConfiguration.objects.for_tenant(view.tenant).filter(id=found_id).first()
-    if not found:
-        raise ResourceNotFound("Sync configuration not found.")
-    found.tenant = view.tenant
-    return found
+    return sync_configuration_get(tenant=view.tenant, configuration_id=found_id)
 
 
 ONE = v2_envelope("SyncConfigurationEnvelope", SyncConfigurationOutput())

@@ -7,25 +7,20 @@ from __future__ import annotations
 from drf_spectacular.utils import extend_schema
 
 from adminops.access import KNOWLEDGE_WRITE
-from adminops.audit import actor_of
-from config.api.validation import validated
-from config.api.views import TenantAPIView
 from ingestion.apis.runs import (
     DELETE_RESPONSES,
     DOCUMENTS_DELETED,
     STARTED_RESPONSES,
+    DeleteView,
     StatusView,
     UploadView,
-    deleted_response,
     status_schema,
     sync_fields,
 )
 from ingestion.apis.shapes import ItsmDeleteInput, ItsmUploadInput
 from ingestion.models import Platform
 from ingestion.services.configurations import PlatformAccount, UploadRequest
-from ingestion.services.sources import knowledge_documents_delete_where, knowledge_source_delete
 from integrations.http import guard_field
-from knowledge.selectors import vectordb_tenant_check
 from vault.models import Credential
 
 UPLOAD_DESCRIPTION = (
@@ -115,25 +110,16 @@ DELETE_SCHEMA = {
 }
 
 
-class ItsmDeleteApi(TenantAPIView):
-    access = KNOWLEDGE_WRITE
+class ItsmDeleteApi(DeleteView):
+    body = ItsmDeleteInput
+    platform = Platform.ITSMPLATFORM
+    field, key = "knowledge_bases", "knowledge_base"
 
     @extend_schema(
         operation_id="itsmplatform_delete", summary="Delete ingested knowledge articles", **DELETE_SCHEMA
     )
     def post(self, request):
-        data = validated(ItsmDeleteInput, request.data)
-        vectordb_tenant_check(tenant=self.tenant, tenant_id=data["vectordb_config"]["tenant_id"])
-        who = {"actor": actor_of(request), "request_id": request.request_id}
-        if data.get("source_url"):
-            return deleted_response(
-                knowledge_source_delete(tenant=self.tenant, source_url=data["source_url"], **who)
-            )
-        bases = list(dict.fromkeys(data["knowledge_bases"]))
-        deleted = knowledge_documents_delete_where(
-            tenant=self.tenant, platform_type=Platform.ITSMPLATFORM, key="knowledge_base", values=bases, **who
-        )
-        return deleted_response({**deleted, "knowledge_bases": bases})
+        return self.remove(request)
 
 
 class ItsmKbDeleteApi(ItsmDeleteApi):

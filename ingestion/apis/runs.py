@@ -6,7 +6,7 @@ from __future__ import annotations
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, inline_serializer
 from rest_framework import serializers
 
-from adminops.access import KNOWLEDGE_VIEW
+from adminops.access import KNOWLEDGE_VIEW, KNOWLEDGE_WRITE
 from adminops.audit import actor_of
 from config.api.envelopes import v2_response
 from config.api.schema import V2DetailSerializer, V2ValidationErrorSerializer, v2_envelope
@@ -18,6 +18,7 @@ from ingestion.apis.shapes import DocumentsDeletedOutput, RunStartedOutput, Sync
 from ingestion.models import SYNC_CONFIGURATION_PREFIX, SYNC_RUN_PREFIX, SyncRun
 from ingestion.selectors import sync_run_page
 from ingestion.services.configurations import UploadRequest, upload
+from ingestion.services.sources import knowledge_documents_delete_where, knowledge_source_delete
 from knowledge.selectors import vectordb_tenant_check
 
 MAX_LIMIT = 100
@@ -149,6 +150,33 @@ class StatusView(TenantAPIView):
 def deleted_response(deleted: dict):
     noun = "document" if deleted["documents_deleted"] == 1 else "documents"
     return v2_response(deleted, message=f"Deleted {deleted['documents_deleted']} {noun}.")
+
+
+class DeleteView(TenantAPIView):
+    """A platform's delete: the tenant's documents at or under the body's `source_url`, or (with
+    `field` set) every document of the platform whose metadata `key` is one of the body's `field`
+    values (a wiki `space`, `knowledge_bases`)."""
+
+    access = KNOWLEDGE_WRITE
+    body: type[serializers.Serializer]
+    platform: str = ""
+    field: str = ""
+    key: str = ""
+
+    def remove(self, request):
+        data = validated(self.body, request.data)
+        vectordb_tenant_check(tenant=self.tenant, tenant_id=data["vectordb_config"]["tenant_id"])
+        who = {"actor": actor_of(request), "request_id": request.request_id}
+        if not self.field or data.get("source_url"):
+            return deleted_response(
+                knowledge_source_delete(tenant=self.tenant, source_url=data["source_url"], **who)
+            )
+        given = data[self.field]
+        values = [given] if isinstance(given, str) else list(dict.fromkeys(given))
+        deleted = knowledge_documents_delete_where(
+            tenant=self.tenant, platform_type=self.platform, key=self.key, values=values, **who
+        )
+        return deleted_response({**deleted, self.field: given if isinstance(given, str) else values})
 
 
 DOCUMENTS_DELETED = v2_envelope("DocumentsDeletedEnvelope", DocumentsDeletedOutput(), with_message=True)

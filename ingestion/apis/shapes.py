@@ -8,8 +8,12 @@ from rest_framework import serializers
 
 from config.api.ids import prefixed_uuid
 from ingestion.models import SYNC_CONFIGURATION_PREFIX, Platform, SyncRun
-from integrations.itsm import instance_host_valid
-from knowledge.apis import ContentRestrictionSerializer, HttpUrlField, VectordbConfigSerializer
+from knowledge.apis import (
+    ContentRestrictionSerializer,
+    HttpUrlField,
+    ItsmInstanceField,
+    VectordbConfigSerializer,
+)
 
 MAX_ITEMS = 500
 
@@ -202,20 +206,10 @@ class ItsmAuthorizationInput(serializers.Serializer):
     )
     client_secret = _secret(allow_blank=True)
     refresh_token = _secret(16384, required=False, allow_blank=True, default="")
-    itsmplatform_domain = serializers.CharField(max_length=260, help_text="Instance host, without scheme.")
+    itsmplatform_domain = ItsmInstanceField()
 
     class Meta:
         ref_name = "ItsmAuthorization"
-
-    def validate_itsmplatform_domain(self, value: str) -> str:
-        host = value.strip().removeprefix("https://").rstrip("/")
-        if "://" in host:
-            raise serializers.ValidationError(
-                "the instance is called over https", code="value_error.url.scheme"
-            )
-        if not instance_host_valid(host):
-            raise serializers.ValidationError("must be the instance host name", code="value_error.url.host")
-        return host
 
     def validate(self, attrs):
         if bool(attrs["client_id"]) != bool(attrs["client_secret"]):

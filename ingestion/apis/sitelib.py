@@ -13,9 +13,9 @@ from config.api.views import TenantAPIView
 from ingestion.apis.runs import (
     DELETE_RESPONSES,
     STARTED_RESPONSES,
+    DeleteView,
     StatusView,
     UploadView,
-    deleted_response,
     run_started,
     status_schema,
     sync_fields,
@@ -28,8 +28,6 @@ from ingestion.apis.shapes import (
 )
 from ingestion.models import Platform
 from ingestion.services.configurations import SCOPE_FIELDS, UploadRequest, sync_now
-from ingestion.services.sources import knowledge_source_delete
-from knowledge.selectors import vectordb_tenant_check
 
 
 class SitelibUploadApi(UploadView):
@@ -122,18 +120,18 @@ DELETE_SCHEMA = {
 }
 
 
-class SitelibDeleteApi(TenantAPIView):
-    access = KNOWLEDGE_WRITE
+class SitelibDeleteApi(DeleteView):
+    body = SitelibDeleteInput
 
     @extend_schema(
         operation_id="sitelib_delete", summary="Delete ingested documents under a URL", **DELETE_SCHEMA
     )
     def post(self, request):
-        return _delete(self, request)
+        return self.remove(request)
 
 
-class SitelibSourcesApi(TenantAPIView):
-    access = KNOWLEDGE_WRITE
+class SitelibSourcesApi(DeleteView):
+    body = SitelibDeleteInput
 
     @extend_schema(
         operation_id="sitelib_sources_delete",
@@ -141,16 +139,4 @@ class SitelibSourcesApi(TenantAPIView):
         **DELETE_SCHEMA,
     )
     def delete(self, request):
-        return _delete(self, request)
-
-
-def _delete(view: TenantAPIView, request):
-    data = validated(SitelibDeleteInput, request.data)
-    vectordb_tenant_check(tenant=view.tenant, tenant_id=data["vectordb_config"]["tenant_id"])
-    deleted = knowledge_source_delete(
-        tenant=view.tenant,
-        source_url=data["source_url"],
-        actor=actor_of(request),
-        request_id=request.request_id,
-    )
-    return deleted_response(deleted)
+        return self.remove(request)

@@ -7,25 +7,20 @@ from __future__ import annotations
 from drf_spectacular.utils import extend_schema
 
 from adminops.access import KNOWLEDGE_WRITE
-from adminops.audit import actor_of
-from config.api.validation import validated
-from config.api.views import TenantAPIView
 from ingestion.apis.runs import (
     DELETE_RESPONSES,
     DOCUMENTS_DELETED,
     STARTED_RESPONSES,
+    DeleteView,
     StatusView,
     UploadView,
-    deleted_response,
     status_schema,
     sync_fields,
 )
 from ingestion.apis.shapes import WikiDeleteInput, WikiUploadInput
 from ingestion.models import Platform
 from ingestion.services.configurations import PlatformAccount, UploadRequest
-from ingestion.services.sources import knowledge_documents_delete_where, knowledge_source_delete
 from integrations.http import guard_field
-from knowledge.selectors import vectordb_tenant_check
 from vault.models import Credential
 
 
@@ -78,8 +73,10 @@ class WikiStatusApi(StatusView):
         return super().get(request)
 
 
-class WikiDeleteApi(TenantAPIView):
-    access = KNOWLEDGE_WRITE
+class WikiDeleteApi(DeleteView):
+    body = WikiDeleteInput
+    platform = Platform.WIKISPACE
+    field, key = "space", "space_key"
 
     @extend_schema(
         operation_id="wikispace_delete",
@@ -94,18 +91,4 @@ class WikiDeleteApi(TenantAPIView):
         "document of `space` (give one of the two), with their vectors. Irreversible.",
     )
     def post(self, request):
-        data = validated(WikiDeleteInput, request.data)
-        vectordb_tenant_check(tenant=self.tenant, tenant_id=data["vectordb_config"]["tenant_id"])
-        who = {"actor": actor_of(request), "request_id": request.request_id}
-        if data.get("source_url"):
-            return deleted_response(
-                knowledge_source_delete(tenant=self.tenant, source_url=data["source_url"], **who)
-            )
-        deleted = knowledge_documents_delete_where(
-            tenant=self.tenant,
-            platform_type=Platform.WIKISPACE,
-            key="space_key",
-            values=[data["space"]],
-            **who,
-        )
-        return deleted_response({**deleted, "space": data["space"]})
+        return self.remove(request)

@@ -7,6 +7,8 @@ from urllib.parse import urlsplit
 
 from rest_framework import serializers
 
+from integrations.itsm import instance_host_valid
+
 MAX_ITEMS = 500
 
 
@@ -31,6 +33,27 @@ class HttpUrlField(serializers.CharField):
         if not parts.hostname:
             raise serializers.ValidationError("URL host invalid", code="value_error.url.host")
         return value
+
+
+class ItsmInstanceField(serializers.CharField):
+    """`itsmplatform_domain`: the ITSM instance's host (and port), without scheme; a leading
+    `https://` and a trailing `/` are dropped."""
+
+    def __init__(self, **kwargs):
+        kwargs.setdefault("max_length", 260)
+        kwargs.setdefault("help_text", "Instance host, without scheme.")
+        super().__init__(**kwargs)
+
+    def run_validation(self, data=serializers.empty):
+        value = super().run_validation(data)
+        host = value.strip().removeprefix("https://").rstrip("/")
+        if "://" in host:
+            raise serializers.ValidationError(
+                "the instance is called over https", code="value_error.url.scheme"
+            )
+        if not instance_host_valid(host):
+            raise serializers.ValidationError("must be the instance host name", code="value_error.url.host")
+        return host
 
 
 def string_list(**kwargs) -> serializers.ListField:

@@ -12,9 +12,15 @@ from config.api.envelopes import v2_response
 from config.api.schema import v2_envelope
 from config.api.validation import validated
 from config.api.views import TenantAPIView
-from integrations.itsm import ItsmCredentials, instance_host_valid
+from integrations.itsm import ItsmCredentials
 from integrations.sitelib import SitelibCredentials, cloud_tid_valid, thumbprint_valid
-from knowledge.apis import MAX_ITEMS, ContentRestrictionSerializer, HttpUrlField, string_list
+from knowledge.apis import (
+    MAX_ITEMS,
+    ContentRestrictionSerializer,
+    HttpUrlField,
+    ItsmInstanceField,
+    string_list,
+)
 from knowledge.services import SitelibQuery, itsm_kb_listing, sitelib_listing, wiki_space_listing
 
 # ---- sitelib
@@ -220,20 +226,10 @@ class ItsmKbListingInput(serializers.Serializer):
     client_id = serializers.CharField(max_length=255)
     client_secret = serializers.CharField(max_length=4096, trim_whitespace=False)
     refresh_token = serializers.CharField(max_length=16384, allow_blank=True, trim_whitespace=False)
-    itsmplatform_domain = serializers.CharField(max_length=260, help_text="Instance host, without scheme.")
+    itsmplatform_domain = ItsmInstanceField()
 
     class Meta:
         ref_name = "ItsmKbListingInput"
-
-    def validate_itsmplatform_domain(self, value: str) -> str:
-        host = value.strip().removeprefix("https://").rstrip("/")
-        if "://" in host:
-            raise serializers.ValidationError(
-                "the instance is called over https", code="value_error.url.scheme"
-            )
-        if not instance_host_valid(host):
-            raise serializers.ValidationError("must be the instance host name", code="value_error.url.host")
-        return host
 
 
 KbOut = inline_serializer(

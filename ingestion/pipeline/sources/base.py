@@ -48,6 +48,11 @@ def _nothing(document: Document) -> bool:
     return False
 
 
+def covers_all(document: Document) -> bool:
+    """`Discovery.covers` of a source that lists its whole scope on every run."""
+    return True
+
+
 @dataclass
 class Discovery:
     """What a run found: the items in scope (changed or not), the items the platform says were

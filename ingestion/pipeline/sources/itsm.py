@@ -18,7 +18,7 @@ from html import escape
 
 from ingestion.models import SyncConfiguration
 from ingestion.pipeline.failures import RunFailed
-from ingestion.pipeline.sources.base import Content, Discovery, SourceItem
+from ingestion.pipeline.sources.base import Content, Discovery, SourceItem, covers_all
 from ingestion.pipeline.sources.vault import credential_of
 from integrations.errors import VendorNotFound
 from integrations.itsm import ArticleAttachment, ItsmClient, ItsmCredentials, KnowledgeArticle
@@ -29,10 +29,6 @@ ATTACHMENT = "itsmplatform_attachment"
 READERS = "can_read_user_criteria"
 # Fields that make up an article's text or its bookkeeping: never added again as "name: value".
 NOT_TEXT = {"sys_id", "number", "short_description", "text", "sys_updated_on", "kb_knowledge_base", READERS}
-
-
-def _covers_all(document) -> bool:
-    return True
 
 
 class ItsmSource:
@@ -71,7 +67,7 @@ class ItsmSource:
 
     def discover(self, *, incremental: bool, since: datetime | None, tokens: dict[str, str]) -> Discovery:
         articles = self.client.articles(knowledge_bases=self.knowledge_bases, fields=[READERS])
-        found = Discovery(covers=_covers_all)
+        found = Discovery(covers=covers_all)
         for article in articles:
             self.articles[article.sys_id] = article
             found.items.append(self._article_item(article))

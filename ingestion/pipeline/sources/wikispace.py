@@ -15,7 +15,7 @@ from urllib.parse import urlsplit
 
 from ingestion.models import SyncConfiguration
 from ingestion.pipeline.failures import RunFailed
-from ingestion.pipeline.sources.base import Content, Discovery, SourceItem
+from ingestion.pipeline.sources.base import Content, Discovery, SourceItem, covers_all
 from ingestion.pipeline.sources.vault import credential_of
 from integrations.errors import VendorNotFound
 from integrations.wikispace import WikiAttachment, WikiClient, WikiPage
@@ -23,10 +23,6 @@ from integrations.wikispace import WikiAttachment, WikiClient, WikiPage
 PLATFORM = "wikispace"
 PAGE = "wikispace_article"
 ATTACHMENT = "wikispace_attachment"
-
-
-def _covers_all(document) -> bool:
-    return True
 
 
 class WikiSource:
@@ -54,7 +50,7 @@ class WikiSource:
 
     def discover(self, *, incremental: bool, since: datetime | None, tokens: dict[str, str]) -> Discovery:
         pages = self.client.space_pages(self.space_key)
-        found = Discovery(covers=_covers_all)
+        found = Discovery(covers=covers_all)
         for page, attachments in zip(
             pages, self.client.fan_out(self.client.page_attachments, pages), strict=True
         ):
