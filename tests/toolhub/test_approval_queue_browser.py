@@ -3,54 +3,18 @@ pending call from the queue, and the caller's repeat then executes."""
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
-
 import pytest
 import requests
 
 from adminops.services.identity import tenant_user_create
 from tests import factories
+from tests.browser import needs_chromium
 from tests.toolhub.support import EXEC_URL
 from toolhub.models import Approval, ApprovalPolicy
 
-CHROMIUM = Path("/usr/bin/chromium")
 ORG_LIST = EXEC_URL.format("itdocs.organization.list")
 
-pytestmark = [
-    pytest.mark.skipif(
-        not CHROMIUM.exists(), reason="needs /usr/bin/chromium (Debian package chromium; CI installs it)"
-    ),
-    pytest.mark.django_db(transaction=True),
-]
-
-
-@pytest.fixture
-def browser():
-    sync_api = pytest.importorskip(
-        "playwright.sync_api", reason="needs Playwright for Python (requirements-dev)"
-    )
-    # Playwright's sync API runs an event loop in this thread; Django refuses ORM calls from a thread
-    # with a running loop unless told that this is deliberate (the test's own ORM calls are synchronous).
-    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
-    with sync_api.sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(
-            executable_path=str(CHROMIUM),
-            headless=True,
-            args=[
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
-                "--no-first-run",
-            ],
-        )
-        try:
-            yield chromium
-        finally:
-            chromium.close()
-            os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
+pytestmark = [needs_chromium, pytest.mark.django_db(transaction=True)]
 
 
 def test_a_staff_approver_approves_from_the_admin_queue_and_the_repeat_runs(
