@@ -11,7 +11,7 @@ from django.conf import settings
 
 CHROMIUM = Path("/usr/bin/chromium")
 # Where console tests write their screenshots (git-ignored; docs/operations.md shows committed copies).
-SCREENSHOTS = Path(settings.BASE_DIR) / "var" / "screenshots"
+SCREENSHOTS = Path(settings.VAR_DIR) / "screenshots"
 
 needs_chromium = pytest.mark.skipif(
     not CHROMIUM.exists(), reason="needs /usr/bin/chromium (Debian package chromium; CI installs it)"
