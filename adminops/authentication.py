@@ -139,8 +139,8 @@ class RealmJwtAuthentication(BaseAuthentication):
     def authenticate(self, request):
         name = request.headers.get("realmname", "").strip()
         token = bearer_token(request)
-        if not name or token is None or token.count(".") != 2:
-            return None
+        if token is None or token.count(".") != 2 or not 0 < len(name) <= 255 or not name.isprintable():
+            return None  # a name no realm can have names no realm
         principal = realm_authenticate(request, name=name, token=token)
         return None if principal is None else (principal, principal)
 

@@ -81,7 +81,7 @@ def realm_authenticate(request, *, name: str, token: str) -> Principal | None:
 def _realm_login(request, realm: IdentityRealm, token: str, claims: dict) -> Principal:
     """The realm's user, audited the first time one token is used (USER_LOGIN), not on every call."""
     principal = realm_principal(realm, claims)
-    seen = claims.get("jti") or hashlib.sha256(token.encode()).hexdigest()
+    seen = hashlib.sha256(str(claims.get("jti") or token).encode()).hexdigest()
     lifetime = int(claims["exp"] - time.time()) + settings.REALM_JWT_LEEWAY_SECONDS
     first = _cache_call(cache.add, f"realm-login:{realm.id}:{seen}", 1, max(1, lifetime))
     if first is not False:
@@ -138,7 +138,8 @@ def unverified_issuer(token: str) -> str | None:
         issuer = jwt.decode(token, options={"verify_signature": False}).get("iss")
     except jwt.PyJWTError:
         return None
-    return issuer if isinstance(issuer, str) else None
+    # Only a value a realm could hold is looked up (PostgreSQL refuses NUL in a query).
+    return issuer if isinstance(issuer, str) and len(issuer) <= 500 and issuer.isprintable() else None
 
 
 def realm_principal(realm: IdentityRealm, claims: dict) -> Principal:

@@ -4,7 +4,9 @@ rotated, and tokens signed with them. Every request is recorded (`jwks_requests(
 
 from __future__ import annotations
 
+import contextlib
 import itertools
+import threading
 import time
 from dataclasses import dataclass
 
@@ -100,3 +102,16 @@ class FakeOidcProvider(FakeVendor):
     @route("GET", r"/realms/(?P<realm>[^/]+)/protocol/openid-connect/certs")
     def certs(self, request, realm):
         return Reply(200, {"keys": [key.public_jwk() for key in self.keys]})
+
+
+if __name__ == "__main__":  # python -m tests.fakes.oidc: a provider to try a realm against by hand
+    import sys
+
+    with FakeOidcProvider() as provider:
+        roles = sys.argv[1:] or ["viewer"]
+        print(f"issuer:   {provider.issuer('acme')}")
+        print(f"CA file:  {provider.ca_file}")
+        print(f"token:    {provider.token(realm_access={'roles': roles}, exp=int(time.time()) + 3600)}")
+        print("Serving until interrupted (Ctrl-C).", flush=True)
+        with contextlib.suppress(KeyboardInterrupt):
+            threading.Event().wait()
