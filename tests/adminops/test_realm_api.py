@@ -8,6 +8,7 @@ import uuid
 import pytest
 
 from adminops.models import AuditEntry, IdentityRealm
+from adminops.services.identity import console_access_sync
 from tests.helpers import assert_error, assert_ok
 
 URL = "/api/v1/admin/realms"
@@ -44,7 +45,10 @@ def test_an_owner_registers_lists_reads_changes_and_removes_a_realm(as_owner, ow
     assert assert_ok(as_owner.get(f"{URL}/{bare}")) == created
 
     listed = assert_ok(as_owner.get(URL, {"limit": 1}))
-    assert listed == {"realms": [created], "pagination": {"total": 1, "limit": 1, "offset": 0, "hasMore": False}}
+    assert listed == {
+        "realms": [created],
+        "pagination": {"total": 1, "limit": 1, "offset": 0, "hasMore": False},
+    }
 
     changed = assert_ok(
         as_owner.patch(f"{URL}/{created['id']}", {"rolesClaim": "realm_access.roles", "roleMapping": {}})
@@ -128,3 +132,18 @@ def test_another_tenants_realm_is_not_found(as_owner, as_outsider):
     assert assert_ok(as_outsider.get(URL))["realms"] == []
     assert_error(as_outsider.get(f"{URL}/realm-{uuid.uuid4()}"), 404, "REALM_NOT_FOUND")
     assert IdentityRealm.objects.get().audience == "integration-api"
+
+
+def test_tenant_admins_see_their_own_realms_in_the_console_read_only(client, owner, tenant, other_tenant):
+    ours = IdentityRealm.objects.create(tenant=tenant, name="acme-sso", issuer=ISSUER, audience="a")
+    IdentityRealm.objects.create(tenant=other_tenant, name="globex-sso", issuer=ISSUER, audience="a")
+    console_access_sync(user_ids=[owner.id])  # a tenant admin is staff
+    client.force_login(owner)
+
+    listing = client.get("/admin/adminops/identityrealm/")
+
+    assert listing.status_code == 200
+    assert "acme-sso" in listing.content.decode() and "globex-sso" not in listing.content.decode()
+    assert client.get("/admin/adminops/identityrealm/add/").status_code == 403
+    changed = client.post(f"/admin/adminops/identityrealm/{ours.id}/change/", {"name": "renamed"})
+    assert changed.status_code == 403 and IdentityRealm.objects.get(id=ours.id).name == "acme-sso"
