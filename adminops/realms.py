@@ -83,7 +83,8 @@ def _realm_login(request, realm: IdentityRealm, token: str, claims: dict) -> Pri
     principal = realm_principal(realm, claims)
     seen = hashlib.sha256(str(claims.get("jti") or token).encode()).hexdigest()
     lifetime = int(claims["exp"] - time.time()) + settings.REALM_JWT_LEEWAY_SECONDS
-    first = _cache_call(cache.add, f"realm-login:{realm.id}:{seen}", 1, max(1, lifetime))
+    # Remembered while the token lives (at most a day: a longer-lived token is audited daily).
+    first = _cache_call(cache.add, f"realm-login:{realm.id}:{seen}", 1, min(max(1, lifetime), 86400))
     if first is not False:
         audit_record(
             tenant=realm.tenant,
