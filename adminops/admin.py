@@ -433,3 +433,17 @@ class UsageReportAdmin(TenantScopedAdmin, admin.ModelAdmin):
         response["Content-Disposition"] = content_disposition_header(True, name)
         response["Cache-Control"] = "no-store"
         return response
+
+
+# ---- Identity realms (DESIGN section 17): shown to tenant admins; written through
+# /api/v1/admin/realms, which checks the issuer against the outbound guard, audits the change and
+# drops the realm's cached keys.
+from adminops.models import IdentityRealm  # noqa: E402
+
+
+@admin.register(IdentityRealm)
+class IdentityRealmAdmin(ReadOnlyAdmin, TenantScopedAdmin, admin.ModelAdmin):
+    list_display = ("name", "tenant", "issuer", "audience", "created_at")
+    search_fields = ("name", "issuer", "tenant__name")
+    list_filter = (TenantFilter,)
+    view_roles = TENANT_ADMIN

@@ -16,6 +16,7 @@ from adminops.keys import keyed_hash, looks_like_api_key, looks_like_oauth_token
 from adminops.models import OAuthAccessToken, OAuthClient, ServiceAccount
 from adminops.netaddr import ip_allowed
 from adminops.principals import Principal
+from adminops.realms import realm_authenticate
 from adminops.scopes import service_scopes
 from adminops.selectors import api_key_find
 from config.api.errors import Forbidden, NotAuthenticated
@@ -129,6 +130,35 @@ class JwtAuthentication(JWTAuthentication):
 
     def authenticate_header(self, request):
         return BEARER_CHALLENGE
+
+
+class RealmJwtAuthentication(BaseAuthentication):
+    """`realmname: <realm>` with a Bearer JWT: a user of the tenant's identity realm (DESIGN 17).
+    A name that is no realm of the tenant declines, so the service's own JWTs still work."""
+
+    def authenticate(self, request):
+        name = request.headers.get("realmname", "").strip()
+        token = bearer_token(request)
+        if token is None or token.count(".") != 2 or not 0 < len(name) <= 255 or not name.isprintable():
+            return None  # a name no realm can have names no realm
+        principal = realm_authenticate(request, name=name, token=token)
+        return None if principal is None else (principal, principal)
+
+    def authenticate_header(self, request):
+        return BEARER_CHALLENGE
+
+
+class RealmJwtScheme(OpenApiAuthenticationExtension):
+    target_class = "adminops.authentication.RealmJwtAuthentication"
+    name = "RealmJwt"
+
+    def get_security_definition(self, auto_schema):
+        return {
+            "type": "http",
+            "scheme": "bearer",
+            "bearerFormat": "JWT",
+            "description": "A JWT of a tenant's identity realm; the `realmname` header names the realm.",
+        }
 
 
 class OAuthTokenScheme(OpenApiAuthenticationExtension):

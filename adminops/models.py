@@ -78,6 +78,39 @@ class Membership(models.Model):
         return f"{self.user} @ {self.tenant}: {', '.join(self.roles)}"
 
 
+class IdentityRealm(models.Model):
+    """An external OpenID Connect issuer whose users act in the tenant with mapped roles (DESIGN
+    section 17): a request naming the realm in `realmname` is verified against the issuer's keys."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="identity_realms")
+    name = models.CharField(max_length=255)
+    issuer = models.URLField(max_length=500)
+    audience = models.CharField(max_length=255)
+    # Blank: read from the issuer's discovery document (`jwks_uri`).
+    jwks_url = models.URLField(max_length=500, blank=True)
+    username_claim = models.CharField(max_length=255, default="preferred_username")
+    roles_claim = models.CharField(max_length=255, default="roles")
+    role_mapping = models.JSONField(default=dict, blank=True)  # {external role: Role}
+    created_at = models.DateTimeField(default=timezone.now)
+    created_by = models.JSONField(default=dict, blank=True)  # actor {id, name, email}
+    updated_at = models.DateTimeField(null=True, blank=True)
+    updated_by = models.JSONField(default=dict, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["tenant", "name"], name="identity_realm_tenant_name_unique")
+        ]
+        indexes = [models.Index(fields=["name", "issuer"], name="identity_realm_name_issuer")]
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def public_id(self) -> str:
+        return f"realm-{self.id}"
+
+
 class ApiKey(models.Model):
     class Status(models.TextChoices):
         ACTIVE = "active"

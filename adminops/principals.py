@@ -12,7 +12,7 @@ from uuid import UUID
 
 @dataclass(frozen=True, slots=True)
 class Principal:
-    kind: str  # "user" | "api_key" | "oauth_client" | "service_account"
+    kind: str  # "user" | "realm_user" | "api_key" | "oauth_client" | "service_account"
     id: str
     name: str
     email: str = ""
@@ -22,7 +22,10 @@ class Principal:
     is_super_admin: bool = False
     # An API key's pinned connections, ((domain, "conn_<hex>"), ...): tool routing (named-endpoints 8.1).
     pinned: tuple[tuple[str, str], ...] = ()
-    obj: object = None  # the User, ApiKey, ... behind it
+    obj: object = None  # the User, ApiKey, ... behind it (None for a realm user: no row)
+    # A realm user's roles in `tenant_id`, mapped from its token's roles claim (DESIGN section 17).
+    realm_roles: frozenset[str] = frozenset()
+    realm: str = ""  # the identity realm's name, for a realm user
 
     @classmethod
     def of_user(cls, user) -> Principal:
@@ -55,7 +58,8 @@ class Principal:
 
     @property
     def is_user(self) -> bool:
-        return self.kind == "user"
+        """A person: a user of this service, or a user of an identity realm (roles, not scopes)."""
+        return self.kind in ("user", "realm_user")
 
     @property
     def rate_key(self) -> str:
@@ -77,10 +81,11 @@ class Principal:
         return dict(self.pinned).get(domain)
 
     def as_actor(self, ip_address: str | None = None) -> dict:
-        return {
+        actor = {
             "type": self.kind,
             "id": self.id,
             "name": self.name,
             "email": self.email,
             "ipAddress": ip_address,
         }
+        return actor | {"realm": self.realm} if self.realm else actor

@@ -56,6 +56,8 @@ def tenant_resolve(request, principal: Principal, *, own_tenant_default: bool = 
         tenant_id = principal.tenant_id
     if tenant_id is None:
         raise TenantRequired()
+    if principal.kind == "realm_user":
+        return _for_realm_user(principal, tenant_id)
     if principal.is_user:
         return _for_user(principal, tenant_id)
     if principal.tenant_id != tenant_id:
@@ -101,6 +103,18 @@ def _for_user(principal: Principal, tenant_id: uuid.UUID) -> TenantContext:
         raise Forbidden("You are not a member of this tenant.")
     _require_active(membership.tenant)
     return TenantContext(membership.tenant, principal, effective_roles(membership.roles))
+
+
+def _for_realm_user(principal: Principal, tenant_id: uuid.UUID) -> TenantContext:
+    """An identity realm's user acts only in the realm's tenant, with the roles its token maps to;
+    a token that maps to none of this service's roles is refused (DESIGN section 17)."""
+    if principal.tenant_id != tenant_id:
+        raise Forbidden("This identity realm belongs to another tenant.")
+    if not principal.realm_roles:
+        raise Forbidden("The token carries no role that this realm maps to a role of this service.")
+    tenant = Tenant.objects.filter(id=tenant_id).first()
+    _require_active(tenant)
+    return TenantContext(tenant, principal, effective_roles(list(principal.realm_roles)))
 
 
 def _require_active(tenant: Tenant | None) -> None:

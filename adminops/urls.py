@@ -2,13 +2,14 @@ from django.urls import path
 from rest_framework.routers import SimpleRouter
 
 from adminops import apis
-from adminops.apis import admin, api_keys, oauth
+from adminops.apis import admin, api_keys, oauth, realms
 
 # The documented paths have no trailing slash and take any id text (the views answer 400 for a bad one).
 router = SimpleRouter(trailing_slash=False, use_regex_path=False)
 router.register("api-keys", api_keys.ApiKeyViewSet, basename="api-key")
 router.register("oauth-clients", oauth.OAuthClientViewSet, basename="oauth-client")
 router.register("admin/tenants", admin.AdminTenantViewSet, basename="admin-tenant")
+router.register("admin/realms", realms.RealmViewSet, basename="admin-realm")
 
 urlpatterns = [
     path("auth/token", apis.AuthTokenApi.as_view(), name="auth-token"),

@@ -168,6 +168,7 @@ REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "adminops.authentication.ApiKeyAuthentication",
         "adminops.authentication.OAuthTokenAuthentication",
+        "adminops.authentication.RealmJwtAuthentication",
         "adminops.authentication.JwtAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
@@ -265,6 +266,11 @@ CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
 # Outbound calls (DESIGN section 11) and vendor endpoints.
 OUTBOUND_ALLOW_PRIVATE_NETWORKS = env.bool("OUTBOUND_ALLOW_PRIVATE_NETWORKS", default=False)
 OUTBOUND_CA_BUNDLE = env("OUTBOUND_CA_BUNDLE", default=None)
+# Identity realms (DESIGN section 17): clock leeway for exp/nbf/iat, how long an issuer's keys are
+# cached, and how often an unknown `kid` may make a realm's keys be read again.
+REALM_JWT_LEEWAY_SECONDS = env.int("REALM_JWT_LEEWAY_SECONDS", default=60)
+REALM_JWKS_CACHE_SECONDS = env.int("REALM_JWKS_CACHE_SECONDS", default=3600)
+REALM_JWKS_REFETCH_SECONDS = env.int("REALM_JWKS_REFETCH_SECONDS", default=60)
 SITELIB_LOGIN_URL = env("SITELIB_LOGIN_URL", default="https://login.microsoftonline.com")
 SITELIB_GRAPH_URL = env("SITELIB_GRAPH_URL", default="https://graph.microsoft.com/v1.0")
 

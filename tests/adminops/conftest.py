@@ -29,3 +29,21 @@ def anon():
     from rest_framework.test import APIClient
 
     return APIClient()
+
+
+# ---- Identity realms: one fake OpenID Connect provider per module, trusted by the outbound client.
+@pytest.fixture(scope="module")
+def oidc_server():
+    from tests.fakes.oidc import FakeOidcProvider
+
+    with FakeOidcProvider() as fake:
+        yield fake
+
+
+@pytest.fixture
+def oidc(oidc_server, settings):
+    """The fake provider on loopback: the guard's address rule relaxed, its CA trusted."""
+    settings.OUTBOUND_ALLOW_PRIVATE_NETWORKS = True
+    settings.OUTBOUND_CA_BUNDLE = oidc_server.ca_file
+    oidc_server.reset()
+    return oidc_server

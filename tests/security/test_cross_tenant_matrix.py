@@ -11,7 +11,7 @@ import pytest
 from django.forms.models import model_to_dict
 
 from adminops.audit import system_actor
-from adminops.models import ApiKey, AuditEntry, OAuthClient, Role, Tenant
+from adminops.models import ApiKey, AuditEntry, IdentityRealm, OAuthClient, Role, Tenant
 from adminops.services.oauth import ClientSpec, oauth_client_create
 from tests import factories
 from tests.toolhub.support import make_connection, make_credential
@@ -44,7 +44,11 @@ def objects(tenant, settings, client_for):
         "/api/v1/admin/dek/rotate", {"tenantId": str(tenant.id)}, format="json"
     )
     assert rotation.status_code == 200, rotation.content
+    realm = IdentityRealm.objects.create(
+        tenant=tenant, name="ours", issuer="https://idp.acme.test/realms/acme", audience="ours"
+    )
     return {
+        "realm": realm.public_id,
         "key": str(key.id),
         "client": f"client-{client.id}",
         "credential": f"cred-{credential.id}",
@@ -69,6 +73,9 @@ def calls(o: dict) -> list[tuple[str, str, dict]]:
         ("GET", f"/api/v1/admin/tenants/{o['tenant']}", {}),
         ("PATCH", f"/api/v1/admin/tenants/{o['tenant']}", {"name": "theirs"}),
         ("GET", f"/api/v1/admin/tenants/{o['tenant']}/stats", {}),
+        ("GET", f"/api/v1/admin/realms/{o['realm']}", {}),
+        ("PATCH", f"/api/v1/admin/realms/{o['realm']}", {"audience": "theirs"}),
+        ("DELETE", f"/api/v1/admin/realms/{o['realm']}", {}),
         ("GET", "/api/v1/credentials/itdocs-prod-001", {}),
         ("GET", "/api/v1/credentials/itdocs-prod-001/details", {}),
         ("PATCH", f"/api/v1/credentials/itdocs-prod-001/{o['credential']}", {"description": "theirs"}),
@@ -92,7 +99,10 @@ def snapshot(tenant) -> dict:
 
     return {
         "tenant": model_to_dict(Tenant.objects.get(id=tenant.id)),
-        **{m.__name__: rows(m) for m in (ApiKey, OAuthClient, Credential, Connection, Approval, DekRotation)},
+        **{
+            m.__name__: rows(m)
+            for m in (ApiKey, OAuthClient, IdentityRealm, Credential, Connection, Approval, DekRotation)
+        },
         "audit": AuditEntry.objects.filter(tenant_id=tenant.id).count(),
     }
 
