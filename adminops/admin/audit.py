@@ -41,7 +41,7 @@ class AuditEntryAdmin(ReadOnlyAdmin, TenantScopedAdmin, admin.ModelAdmin):
     """The audit browser: one line per entry; the detail shows the entry, its place in its hash
     chain and whether that chain verifies. Nothing here writes."""
 
-    list_display = ("time", "action", "actor_label", "resource", "status_label", "tenant_name")
+    list_display = ("time", "action", "actor_label", "resource_name", "status_label", "tenant_name")
     list_display_links = ("time", "action")
     list_filter = (TenantFilter, "action", ActorFilter, "resource_type", "status", "category")
     date_hierarchy = "timestamp"
@@ -89,7 +89,7 @@ class AuditEntryAdmin(ReadOnlyAdmin, TenantScopedAdmin, admin.ModelAdmin):
         return person_label(entry.actor)
 
     @admin.display(description="resource", ordering="resource_type")
-    def resource(self, entry: AuditEntry) -> str:
+    def resource_name(self, entry: AuditEntry) -> str:
         return resource_label(entry.resource)
 
     @admin.display(description="status", ordering="status")
