@@ -65,6 +65,7 @@ class TenantScopedAdmin:
     also add and change them. Deleting stays with superusers."""
 
     tenant_field = "tenant_id"
+    tenant_column = "tenant"  # left out of the list for someone who sees a single tenant
     view_roles: frozenset[str] = frozenset()
     change_roles: frozenset[str] = frozenset()
 
@@ -107,6 +108,12 @@ class TenantScopedAdmin:
         if request.user.is_superuser:
             return queryset
         return queryset.filter(**{f"{self.tenant_field}__in": self.scoped_tenant_ids(request)})
+
+    def get_list_display(self, request):
+        columns = super().get_list_display(request)
+        if request.user.is_superuser or len(self.scoped_tenant_ids(request)) > 1:
+            return columns
+        return [column for column in columns if column != self.tenant_column]
 
     def get_readonly_fields(self, request, obj=None):
         fields = tuple(super().get_readonly_fields(request, obj))

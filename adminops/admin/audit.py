@@ -51,6 +51,7 @@ class AuditEntryAdmin(ReadOnlyAdmin, TenantScopedAdmin, admin.ModelAdmin):
     list_per_page = 50
     actions = ["verify_chain"]
     view_roles = AUDITORS
+    tenant_column = "tenant_name"
     fieldsets = [
         (None, {"fields": ["time", "action", "category", "status_label", "tenant_name", "request_id"]}),
         ("Who and what", {"fields": ["actor_detail", "resource_detail", "details_json"]}),

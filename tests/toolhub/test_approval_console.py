@@ -69,11 +69,11 @@ def test_the_queue_shows_pending_calls_first_with_requester_age_time_left_and_de
     decide(as_alice, decided, "reject", "change freeze")
     page = as_alice.get(QUEUE).content.decode()
     headers = re.findall(r'<th scope="col" class="[^"]*column-(\w+)', page)
-    assert headers == ["tool", "risk", "state", "tenant", "requested_by", "age", "time_left", "decided"]
+    assert headers == ["tool", "risk", "state", "requested_by", "age", "time_left", "decided"]
     assert page.index(str(waiting.id)) < page.index(str(decided.id))
     assert "itdocs.organization.list" in page and "agent (API key)" in page
-    assert re.search(r"23\xa0hours, 59\xa0minutes|23 hours, 59 minutes", page)  # time left of the pending one
-    assert "alice (user), 0\xa0minutes ago" in page or "alice (user), 0 minutes ago" in page
+    assert re.search(r"23(\xa0| )hours", page)  # time left of the pending one
+    assert '<td class="field-decided">alice (user)</td>' in page
 
 
 def test_an_approval_page_shows_the_request_and_approve_and_reject_but_no_save(as_alice, gated):

@@ -96,13 +96,11 @@ class ApprovalAdmin(TenantScopedAdmin, admin.ModelAdmin):
     def time_left(self, approval: Approval) -> str:
         if approval.status != Approval.Status.PENDING or approval.expires_at <= timezone.now():
             return "—"
-        return timeuntil(approval.expires_at, depth=2)
+        return timeuntil(approval.expires_at, depth=1)
 
     @admin.display(description="decided by")
     def decided(self, approval: Approval) -> str:
-        if not approval.decided_by:
-            return "—"
-        return f"{person_label(approval.decided_by)}, {timesince(approval.decided_at, depth=1)} ago"
+        return person_label(approval.decided_by) if approval.decided_by else "—"
 
     def render_change_form(self, request, context, add=False, change=False, form_url="", obj=None):
         if obj is not None:
