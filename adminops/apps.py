@@ -3,7 +3,7 @@ from django.apps import AppConfig
 
 class AdminopsConfig(AppConfig):
     name = "adminops"
-    verbose_name = "Administration"
+    verbose_name = "Tenants, access and audit"
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:

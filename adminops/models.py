@@ -163,6 +163,7 @@ class ApiKey(models.Model):
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["tenant", "name"], name="api_key_tenant_name_unique")]
+        verbose_name = "API key"
 
     def __str__(self) -> str:
         return f"{self.name} ({self.prefix}…)"
@@ -219,7 +220,8 @@ class AuditEntry(models.Model):
             models.Index(fields=["tenant_id", "-timestamp"], name="audit_tenant_time"),
             models.Index(fields=["action"], name="audit_action"),
         ]
-        verbose_name_plural = "audit entries"
+        verbose_name = "audit entry"
+        verbose_name_plural = "audit trail"
 
     def __str__(self) -> str:
         return f"{self.action} #{self.seq}"

@@ -1,4 +1,5 @@
-"""How people and machines appear in responses and in stored `createdBy`-style fields."""
+"""How people and machines appear in responses, in stored `createdBy`-style fields and on the
+console's pages."""
 
 from __future__ import annotations
 
@@ -18,3 +19,30 @@ def user_person(user) -> dict | None:
 
 def tenant_ref(tenant) -> dict:
     return {"id": str(tenant.id), "name": tenant.name}
+
+
+KINDS = {
+    "user": "user",
+    "api_key": "API key",
+    "oauth_client": "OAuth client",
+    "service_account": "service account",
+    "system": "system",
+}
+
+
+def person_label(actor: dict | None) -> str:
+    """ "Name (type)" of an audit actor or a stored `createdBy`-style value, for people to read."""
+    if not actor:
+        return "—"
+    name = actor.get("name") or actor.get("email") or actor.get("id") or "unknown"
+    kind = actor.get("type") or ""
+    return f"{name} ({KINDS.get(kind, kind)})" if kind else str(name)
+
+
+def resource_label(resource: dict | None) -> str:
+    """ "type: name" of an audit resource (its id when it has no name)."""
+    if not resource:
+        return "—"
+    kind = str(resource.get("type") or "").replace("_", " ")
+    name = resource.get("name") or resource.get("id") or ""
+    return f"{kind}: {name}" if kind and name else kind or str(name) or "—"

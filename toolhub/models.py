@@ -129,6 +129,7 @@ class Approval(models.Model):
     requester = models.JSONField(default=dict)  # the audit actor of the call
     requester_key = models.CharField(max_length=200)  # Principal.rate_key
     requester_owner_id = models.CharField(max_length=64, blank=True)  # the user who made the API key
+    channel = models.CharField(max_length=8, blank=True)  # how the call arrived: "rest" or "mcp"
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING)
     reason = models.TextField(max_length=2000, blank=True)
     decided_by = models.JSONField(default=dict, blank=True)
@@ -143,6 +144,7 @@ class Approval(models.Model):
             models.Index(fields=["tenant", "status", "-created_at"], name="approval_tenant_status"),
             models.Index(fields=["status", "expires_at"], name="approval_status_expiry"),
         ]
+        verbose_name_plural = "approval queue"
 
     def __str__(self) -> str:
         return f"{self.tool_key} ({self.status})"

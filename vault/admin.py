@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from django.contrib import admin
 
-from adminops.console import ReadOnlyAdmin
+from adminops.console import ReadOnlyAdmin, person_field, warning
 from vault.models import Credential, DataKey, DekRotation
 
 _SECRET_COLUMNS = ("access_token", "refresh_token", "secrets")
@@ -20,14 +20,14 @@ class CredentialAdmin(ReadOnlyAdmin, admin.ModelAdmin):
         "tenant",
         "auth_type",
         "status",
-        "is_expired",
+        "expiry",
         "expires_at",
         "created_at",
     )
     list_filter = ("auth_type", "status", "is_expired", "expires_at", "tenant")
     search_fields = ("integration_id", "name", "description")
     list_select_related = ("tenant",)
-    exclude = _SECRET_COLUMNS
+    exclude = (*_SECRET_COLUMNS, "is_expired", "created_by", "updated_by", "deleted_by")
     ordering = ("-created_at",)
     readonly_fields = (
         "id",
@@ -43,11 +43,11 @@ class CredentialAdmin(ReadOnlyAdmin, admin.ModelAdmin):
         "metadata",
         "dek_version",
         "expires_at",
-        "is_expired",
+        "expiry",
         "created_at",
-        "created_by",
+        "created_by_person",
         "updated_at",
-        "updated_by",
+        "updated_by_person",
         "last_accessed_at",
         "access_count",
         "last_refreshed_at",
@@ -56,8 +56,16 @@ class CredentialAdmin(ReadOnlyAdmin, admin.ModelAdmin):
         "last_rotated_at",
         "rotation_due_at",
         "deleted_at",
-        "deleted_by",
+        "deleted_by_person",
     )
+    created_by_person = person_field("created_by")
+    updated_by_person = person_field("updated_by")
+    deleted_by_person = person_field("deleted_by")
+
+    @admin.display(description="expiry", ordering="is_expired")
+    def expiry(self, credential: Credential):
+        """Expired is bad news: a warning, never Django's green check of a True boolean."""
+        return warning("expired") if credential.is_expired else "valid"
 
 
 @admin.register(DataKey)
@@ -81,4 +89,7 @@ class DekRotationAdmin(ReadOnlyAdmin, admin.ModelAdmin):
         "started_at",
     )
     list_filter = ("status",)
-    readonly_fields = [f.name for f in DekRotation._meta.fields]
+    exclude = ("initiated_by",)
+    readonly_fields = [f.name for f in DekRotation._meta.fields if f.name != "initiated_by"]
+    readonly_fields += ["initiated_by_person"]
+    initiated_by_person = person_field("initiated_by")

@@ -46,6 +46,8 @@ class DataKey(models.Model):
                 fields=["tenant"], condition=Q(status="active"), name="datakey_one_active_per_tenant"
             ),
         ]
+        verbose_name = "data key (DEK)"
+        verbose_name_plural = "data keys (DEKs)"
 
     def __str__(self) -> str:
         return f"{self.tenant_id} v{self.version} ({self.status})"
@@ -201,6 +203,7 @@ class DekRotation(models.Model):
                 fields=["tenant"], condition=Q(status="in_progress"), name="dek_rotation_one_running"
             )
         ]
+        verbose_name = "DEK rotation"
 
     def __str__(self) -> str:
         return f"rot-{self.id} ({self.status})"

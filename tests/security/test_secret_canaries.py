@@ -9,18 +9,24 @@ from __future__ import annotations
 import base64
 import json
 import logging
+from datetime import timedelta
 from urllib.parse import quote
 
 import pytest
 from django.apps import apps
 from django.core import serializers as django_serializers
 from django.core.cache import cache
+from django.test import Client
+from django.utils import timezone
 
 from adminops.audit import system_actor
 from adminops.jobs import job_available, job_enqueue, job_execute
-from adminops.models import AuditEntry
+from adminops.models import ApiKey, AuditEntry, OAuthClient, ServiceAccount, User
 from tests import factories
 from tests.security.reports import record
+from toolhub.inputs import redacted
+from toolhub.models import Approval
+from vault.models import Credential
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -94,6 +100,37 @@ def broker_dump() -> str:
     from pathlib import Path
 
     return "\n".join(p.read_text(errors="replace") for p in Path(folder).glob("*") if p.is_file())
+
+
+def console_pages(tenant, secret: str) -> list[str]:
+    """Every console page that shows the tenant's rows: each list and each row's page. A pending
+    approval whose caller sent a secret among its input is there too, as the tool hub records it."""
+    Approval.objects.create(
+        tenant=tenant,
+        tool_key="itsm.incident.delete",
+        risk_level="destructive",
+        idempotency_key="canary",
+        fingerprint="0" * 64,
+        input_redacted=redacted({"ticket": "INC-1", "apiKey": secret, "password": secret}),
+        requester={"type": "api_key", "id": "k", "name": "canary"},
+        requester_key="api_key:k",
+        expires_at=timezone.now() + timedelta(hours=1),
+    )
+    pages = []
+    for model, path in [
+        (AuditEntry, "adminops/auditentry"),
+        (Approval, "toolhub/approval"),
+        (Credential, "vault/credential"),
+        (ApiKey, "adminops/apikey"),
+        (OAuthClient, "adminops/oauthclient"),
+        (ServiceAccount, "adminops/serviceaccount"),
+    ]:
+        pages.append(f"/admin/{path}/")
+        pages += [
+            f"/admin/{path}/{pk}/change/"
+            for pk in model.objects.filter(tenant_id=tenant.id).values_list("pk", flat=True)
+        ]
+    return pages
 
 
 def test_canaries_appear_only_where_they_are_shown(client_for, tenant, owner, caplog, capsys, settings):
@@ -180,6 +217,12 @@ def test_canaries_appear_only_where_they_are_shown(client_for, tenant, owner, ca
     for name in [*JOBS, "dekRotation"]:
         if job_available(name):
             job_execute(job_enqueue(name=name, triggered_by=system_actor("tests"), tenant_id=tenant.id))
+    console = Client()
+    console.force_login(User.objects.get(username="root"))
+    for page in console_pages(tenant, raw_key):
+        response = console.get(page)
+        assert response.status_code == 200, page
+        scanned.append(("GET", page, response.status_code, response.content.decode(errors="replace")))
 
     places = {
         "responses": "\n".join(text for *_, text in scanned),

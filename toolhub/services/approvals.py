@@ -36,6 +36,7 @@ def approval_create(
     principal: Principal,
     actor: dict,
     request_id: str,
+    channel: str = "rest",
 ) -> Approval:
     """Called inside the transaction that claims the idempotency key."""
     approval = Approval.objects.create(
@@ -49,6 +50,7 @@ def approval_create(
         requester=actor,
         requester_key=principal.rate_key,
         requester_owner_id=_owner_of(principal),
+        channel=channel,
         expires_at=timezone.now() + approval_ttl(),
         request_id=request_id,
     )
@@ -58,7 +60,12 @@ def approval_create(
         category="tools",
         actor=actor,
         resource=_resource(approval),
-        details={"toolKey": tool.key, "riskLevel": tool.risk_level, "connectionId": connection.public_id},
+        details={
+            "toolKey": tool.key,
+            "riskLevel": tool.risk_level,
+            "connectionId": connection.public_id,
+            "channel": channel,
+        },
         request_id=request_id,
     )
     return approval

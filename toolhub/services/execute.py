@@ -172,6 +172,7 @@ def _with_key(call: ExecuteCall, tool: Tool, digest: str, *, gated: bool) -> Exe
             principal=call.principal,
             actor=call.actor,
             request_id=call.request_id,
+            channel=call.channel,
         )
     claim = idempotency_claim(
         tenant=call.tenant,

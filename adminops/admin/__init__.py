@@ -1,42 +1,27 @@
-"""The operators' console: tenants, users and memberships, API keys, OAuth clients, service accounts,
-the audit browser (read-only, with a chain check) and job runs. Who sees which rows:
-`adminops.console` (superusers everything; other staff their tenants' rows, as their roles allow).
+"""The operators' console: tenants, users and memberships, API keys, OAuth clients, service accounts;
+the audit browser (`adminops.admin.audit`), job runs and usage reports (`adminops.admin.reports`).
+Who sees which rows: `adminops.console` (superusers everything; other staff their tenants' rows, as
+their roles allow).
 
 Secrets created here (API keys, client secrets) are rendered once in the response page itself, never
 put in a message cookie or the session."""
 
-import json
-
 from django import forms
-from django.contrib import admin, messages
+from django.contrib import admin
 from django.contrib.auth.admin import UserAdmin
-from django.http import Http404, HttpResponse
+from django.contrib.auth.models import Group
 from django.template.response import TemplateResponse
-from django.urls import path, reverse
-from django.utils.html import format_html
-from django.utils.http import content_disposition_header
+from django.urls import reverse
 
-from adminops.archive import audit_chain_verify_archived
-from adminops.console import (
-    AUDITORS,
+from adminops.admin import audit, realms, reports  # noqa: F401 (they register their pages)
+from adminops.console import (  # noqa: F401 (TenantFilter: other apps' pages import it from here)
     EVERY_CONSOLE_ROLE,
     TENANT_ADMIN,
-    ReadOnlyAdmin,
+    TenantFilter,
     TenantScopedAdmin,
-    visible_tenants,
+    person_field,
 )
-from adminops.models import (
-    ApiKey,
-    AuditArchive,
-    AuditEntry,
-    JobRun,
-    Membership,
-    OAuthClient,
-    ServiceAccount,
-    Tenant,
-    UsageReport,
-    User,
-)
+from adminops.models import ApiKey, Membership, OAuthClient, ServiceAccount, Tenant, User
 from adminops.people import user_person
 from adminops.scopes import SCOPES, split_list, unknown_scopes
 from adminops.services.api_keys import pinned_connections_check
@@ -47,6 +32,9 @@ from adminops.services.identity import (
     roles_check,
 )
 from config.api.errors import ApiError
+
+# Roles come from memberships (adminops.console); Django's groups are not used, so not shown.
+admin.site.unregister(Group)
 
 
 class MembershipForm(forms.ModelForm):
@@ -193,9 +181,17 @@ class ApiKeyAdmin(TenantScopedAdmin, ShownOnceAdminMixin, admin.ModelAdmin):
     list_display = ("name", "tenant", "prefix", "status", "environment", "expires_at", "last_used_at")
     list_filter = ("status", "environment")
     search_fields = ("name", "prefix", "tenant__name")
-    exclude = ("key_hash", "previous_key_hash")
-    readonly_fields = ("prefix", "previous_prefix", "usage_count", "last_used_at", "rotation_count")
+    exclude = ("key_hash", "previous_key_hash", "revoked_by")
+    readonly_fields = (
+        "prefix",
+        "previous_prefix",
+        "usage_count",
+        "last_used_at",
+        "rotation_count",
+        "revoked_by_person",
+    )
     change_roles = TENANT_ADMIN
+    revoked_by_person = person_field("revoked_by")
 
     def get_form(self, request, obj=None, **kwargs):
         kwargs["form"] = ApiKeyAddForm if obj is None else ApiKeyChangeForm
@@ -250,9 +246,20 @@ class OAuthClientAdmin(TenantScopedAdmin, ShownOnceAdminMixin, admin.ModelAdmin)
     list_display = ("name", "tenant", "client_id", "client_type", "status", "last_used_at")
     list_filter = ("status", "client_type")
     search_fields = ("name", "client_id", "tenant__name")
-    exclude = ("secret_hash",)
-    readonly_fields = ("client_id", "token_requests", "last_used_at", "secret_rotation_count")
+    exclude = ("secret_hash", "created_by", "updated_by", "deleted_by")
+    readonly_fields = (
+        "client_id",
+        "token_requests",
+        "last_used_at",
+        "secret_rotation_count",
+        "created_by_person",
+        "updated_by_person",
+        "deleted_by_person",
+    )
     change_roles = TENANT_ADMIN
+    created_by_person = person_field("created_by")
+    updated_by_person = person_field("updated_by")
+    deleted_by_person = person_field("deleted_by")
 
     def get_form(self, request, obj=None, **kwargs):
         if obj is None:
@@ -296,9 +303,10 @@ class ServiceAccountAdmin(TenantScopedAdmin, ShownOnceAdminMixin, admin.ModelAdm
     list_display = ("name", "tenant", "client_id", "status", "last_used_at", "created_at")
     list_filter = ("status",)
     search_fields = ("name", "client_id", "tenant__name")
-    exclude = ("secret_hash",)
-    readonly_fields = ("client_id", "last_used_at", "created_by")
+    exclude = ("secret_hash", "created_by")
+    readonly_fields = ("client_id", "last_used_at", "created_by_person")
     change_roles = TENANT_ADMIN
+    created_by_person = person_field("created_by")
 
     def get_fields(self, request, obj=None):
         if obj is None:
@@ -321,129 +329,3 @@ class ServiceAccountAdmin(TenantScopedAdmin, ShownOnceAdminMixin, admin.ModelAdm
         request.shown_once = [("client_id", account.client_id), ("client_secret", secret)]
 
     shown_once_label = "Service account"
-
-
-class TenantFilter(admin.SimpleListFilter):
-    title = "tenant"
-    parameter_name = "tenant"
-
-    def lookups(self, request, model_admin):
-        return [(str(t.id), t.name) for t in visible_tenants(request, model_admin)]
-
-    def queryset(self, request, queryset):
-        return queryset.filter(tenant_id=self.value()) if self.value() else queryset
-
-
-class ActorFilter(admin.SimpleListFilter):
-    title = "actor"
-    parameter_name = "actor"
-
-    def lookups(self, request, model_admin):
-        entries = model_admin.get_queryset(request).order_by()
-        rows = entries.values_list("actor_id", "actor__name").distinct()[:200]
-        return [(actor_id, f"{name} ({actor_id[:18]})") for actor_id, name in rows if actor_id]
-
-    def queryset(self, request, queryset):
-        return queryset.filter(actor_id=self.value()) if self.value() else queryset
-
-
-@admin.register(AuditEntry)
-class AuditEntryAdmin(ReadOnlyAdmin, TenantScopedAdmin, admin.ModelAdmin):
-    list_display = ("timestamp", "action", "status", "tenant_id", "actor_id", "resource_type")
-    list_filter = (TenantFilter, "action", ActorFilter, "status", "category", "timestamp")
-    date_hierarchy = "timestamp"
-    search_fields = ("action", "actor_id", "request_id")
-    ordering = ("-timestamp",)
-    actions = ["verify_chain"]
-    view_roles = AUDITORS
-
-    @admin.action(description="Verify the hash chain of the selected entries' tenants")
-    def verify_chain(self, request, queryset):
-        for chain in sorted(set(queryset.values_list("chain", flat=True))):
-            problems = audit_chain_verify_archived(chain)
-            if problems:
-                self.message_user(request, f"Chain {chain}: {'; '.join(problems)}", messages.ERROR)
-            else:
-                self.message_user(request, f"Chain {chain}: intact.", messages.SUCCESS)
-
-
-@admin.register(JobRun)
-class JobRunAdmin(admin.ModelAdmin):
-    list_display = ("job_name", "status", "queued_at", "started_at", "finished_at", "items", "duration_ms")
-    list_filter = ("job_name", "status")
-    ordering = ("-queued_at",)
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-
-@admin.register(AuditArchive)
-class AuditArchiveAdmin(ReadOnlyAdmin, admin.ModelAdmin):
-    """Read-only: the auditLogArchive job writes these; `verify_audit_chain` reads them."""
-
-    list_display = ("chain", "first_seq", "last_seq", "entries", "first_timestamp", "last_timestamp", "path")
-    list_filter = (TenantFilter,)
-    search_fields = ("chain", "path", "sha256")
-    ordering = ("chain", "first_seq")
-
-
-@admin.register(UsageReport)
-class UsageReportAdmin(TenantScopedAdmin, admin.ModelAdmin):
-    """Written by the reportGeneration job. Superusers see every tenant's reports; a tenant admin sees
-    their tenants' reports, and no one else does."""
-
-    view_roles = TENANT_ADMIN
-
-    list_display = ("tenant", "month", "complete", "generated_at", "download")
-    list_filter = ("complete",)
-    search_fields = ("tenant__name",)
-    ordering = ("-period_start", "tenant__name")
-    exclude = ("content",)
-
-    def get_queryset(self, request):
-        return super().get_queryset(request).select_related("tenant")
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    @admin.display(description="month", ordering="period_start")
-    def month(self, report):
-        return f"{report.period_start:%Y-%m}"
-
-    @admin.display(description="report")
-    def download(self, report):
-        url = reverse("admin:adminops_usagereport_download", args=[report.pk])
-        return format_html('<a href="{}">Download (JSON)</a>', url)
-
-    def get_urls(self):
-        view = self.admin_site.admin_view(self.download_view)
-        download = path("<uuid:report_id>/download/", view, name="adminops_usagereport_download")
-        return [download, *super().get_urls()]
-
-    def download_view(self, request, report_id):
-        report = self.get_queryset(request).filter(id=report_id).first()
-        if report is None or not self.has_view_permission(request, report):
-            raise Http404("No such report.")
-        body = json.dumps(report.content, indent=2, sort_keys=True).encode()
-        response = HttpResponse(body, content_type="application/json")
-        name = f"usage-{report.tenant.name}-{report.period_start:%Y-%m}.json"
-        response["Content-Disposition"] = content_disposition_header(True, name)
-        response["Cache-Control"] = "no-store"
-        return response
-
-
-# ---- Identity realms (DESIGN section 17): shown to tenant admins; written through
-# /api/v1/admin/realms, which checks the issuer against the outbound guard, audits the change and
-# drops the realm's cached keys.
-from adminops.models import IdentityRealm  # noqa: E402
-
-
-@admin.register(IdentityRealm)
-class IdentityRealmAdmin(ReadOnlyAdmin, TenantScopedAdmin, admin.ModelAdmin):
-    list_display = ("name", "tenant", "issuer", "audience", "created_at")
-    search_fields = ("name", "issuer", "tenant__name")
-    list_filter = (TenantFilter,)
-    view_roles = TENANT_ADMIN
