@@ -110,7 +110,7 @@ def _legend(series: list[Series], y: int) -> SafeString:
         total = sum(s.values)
         text = f"{s.name} ({_number(total)})"
         items.append((x, y - 9, s.color, x + 14, y, text))
-        x += 26 + 7 * len(text)
+        x += 22 + 6 * len(text)
     return format_html_join(
         "",
         '<rect x="{}" y="{}" width="10" height="10" fill="{}"/>'

@@ -128,3 +128,40 @@ def test_the_dashboard_reads_a_bounded_number_of_queries(
     client.force_login(factories.make_super_admin(username="root"))
     with django_assert_max_num_queries(9):
         assert client.get("/admin/").status_code == 200
+
+
+def test_no_secret_reaches_the_dashboard_or_the_ingestion_pages(client, tenant):
+    from adminops.audit import system_actor
+    from ingestion.models import SyncConfiguration, SyncRun
+    from vault.models import Credential
+    from vault.services import credential_store
+
+    canary = "cnry-console-5e1b9d7f3a"
+    credential_store(
+        tenant=tenant,
+        actor=system_actor("tests"),
+        integration_id="wiki-canary",
+        name="wiki",
+        auth_type="oauth2_bearer",
+        access_token=canary,
+        refresh_token=canary + "-r",
+        secrets={"client_secret": canary},
+        expires_in=3600,
+    )
+    Credential.objects.filter(integration_id="wiki-canary").update(refresh_error={"code": "invalid_grant"})
+    configuration = SyncConfiguration.objects.create(
+        tenant=tenant, platform="wikispace", name="wiki", integration_id="wiki-canary", platform_domain="w"
+    )
+    run = SyncRun.objects.create(configuration=configuration, tenant=tenant, job_id="j", kind="ingest")
+    client.force_login(factories.make_user(tenant, [Role.TENANT_ADMIN], is_staff=True))
+    pages = [
+        "/admin/",
+        "/admin/ingestion/syncconfiguration/",
+        f"/admin/ingestion/syncconfiguration/{configuration.pk}/change/",
+        "/admin/ingestion/syncrun/",
+        f"/admin/ingestion/syncrun/{run.pk}/change/",
+        "/admin/ingestion/failedfilerow/",
+    ]
+    for path in pages:
+        response = client.get(path)
+        assert response.status_code == 200 and canary not in response.content.decode(), path
