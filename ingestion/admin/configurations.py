@@ -142,11 +142,11 @@ class SyncConfigurationAdmin(TenantScopedAdmin, admin.ModelAdmin):
         for configuration in queryset:
             self._stop(request, configuration)
 
-    @admin.action(description="Delete with everything it ingested (documents, failures, credential)")
+    @admin.action(
+        description="Delete with everything it ingested (documents, failures, credential)",
+        permissions=["delete"],
+    )
     def delete_with_knowledge(self, request, queryset):
-        if not self.has_delete_permission(request):
-            self.message_user(request, "Only superusers delete configurations.", messages.ERROR)
-            return
         for configuration in queryset:
             removed = sync_configuration_delete(configuration=configuration, actor=console_actor(request))
             note = f"deleted with {removed['documents_deleted']} documents."
