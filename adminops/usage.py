@@ -23,7 +23,7 @@ from django.utils import timezone
 
 from adminops.principals import Principal
 from adminops.tenancy import tenant_id_hint
-from config.api.ratelimit import Note, Tally, counters_add
+from config.api.ratelimit import Bucket, Note, Tally, counters_add, principal_rate
 
 logger = logging.getLogger(__name__)
 _HOUR, _DAY = 3600, 86400
@@ -195,3 +195,16 @@ class UsageMiddleware:
 def _tenant_id(request) -> str | None:
     tenant_id = tenant_id_hint(request)  # not a UUID: answered 400, counted for the key only
     return None if tenant_id is None else str(tenant_id)
+
+
+def api_keys_current_use(key_ids: list) -> dict[str, tuple[int, int]]:
+    """str(key id) -> (its calls in the rate limiter's current minute, its calls this hour), read in
+    one cache round trip (0 for what the cache cannot say)."""
+    now, epoch = timezone.now(), int(time.time())
+    names = {}
+    for key_id in map(str, key_ids):
+        rate_key = Principal(kind="api_key", id=key_id, name="").rate_key
+        minute, _limit, _end = Bucket("principal", rate_key, principal_rate()).window(epoch)
+        names[key_id] = (minute, _name("ak", key_id, "h", _hour(now)))
+    found = _read([name for pair in names.values() for name in pair]) if names else {}
+    return {key_id: (int(found.get(m) or 0), int(found.get(h) or 0)) for key_id, (m, h) in names.items()}

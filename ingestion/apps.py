@@ -3,6 +3,7 @@ from django.apps import AppConfig
 
 class IngestionConfig(AppConfig):
     name = "ingestion"
+    verbose_name = "Ingestion"
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:

@@ -28,8 +28,8 @@ class FailedFileRow(models.Model):
     source_url = models.TextField(blank=True)
     error_type = models.CharField(max_length=32, choices=[(e, e) for e in ERROR_TYPES])
     error_message = models.TextField(blank=True)
-    failed_at = models.DateTimeField()
-    retry_count = models.PositiveIntegerField(default=1)
+    failed_at = models.DateTimeField("last failed at")
+    retry_count = models.PositiveIntegerField("times failed", default=1)
 
     class Meta:
         verbose_name = "failed file"
@@ -76,7 +76,9 @@ class SyncConfiguration(models.Model):
     )
     platform = models.CharField(max_length=16, choices=Platform.choices)
     name = models.CharField(max_length=255)
-    integration_id = models.CharField(max_length=255, help_text="The vault credential the runs use.")
+    integration_id = models.CharField(
+        "vault credential", max_length=255, help_text="The integration id of the credential the runs use."
+    )
     platform_domain = models.CharField(max_length=255, help_text="vectordb_config.platform_domain")
     scope = models.JSONField(
         default=dict,
@@ -87,15 +89,25 @@ class SyncConfiguration(models.Model):
     content_restriction = models.JSONField(
         default=dict, blank=True, help_text="audience, blacklisted, source_restriction."
     )
-    use_ocr = models.BooleanField(default=False)
-    processor_mode = models.CharField(max_length=8, choices=ProcessorMode.choices, default=ProcessorMode.AUTO)
+    use_ocr = models.BooleanField("read text in images (OCR)", default=False)
+    processor_mode = models.CharField(
+        "processing",
+        max_length=8,
+        choices=ProcessorMode.choices,
+        default=ProcessorMode.AUTO,
+        help_text="auto: scheduled runs happen; manual: only Sync now and uploads run it.",
+    )
     interval_minutes = models.PositiveIntegerField(
+        "run every (minutes)",
         null=True,
         blank=True,
         help_text="Run every this many minutes (the dataSync job); empty: on request only.",
     )
-    enabled = models.BooleanField(default=True, help_text="Off: scheduled runs stop; ingested content stays.")
+    enabled = models.BooleanField(
+        "scheduled runs on", default=True, help_text="Off: scheduled runs stop; ingested content stays."
+    )
     last_sync = models.DateTimeField(
+        "synced up to",
         null=True,
         blank=True,
         help_text="End of the window of the last run that finished (success or partial).",
@@ -175,7 +187,7 @@ class SyncRun(models.Model):
     retry_items = models.JSONField(
         default=dict, blank=True, help_text="A retry run's items: item key -> content type."
     )
-    triggered_by = models.JSONField(default=dict, blank=True)
+    triggered_by = models.JSONField("started by", default=dict, blank=True)
 
     objects = SyncRunQuerySet.as_manager()
 

@@ -129,3 +129,84 @@ def test_nobody_adds_or_edits_runs_in_the_console(root, tenant):
     root.post(f"{RUNS}{run.pk}/change/", {"status": "success"})
     run.refresh_from_db()
     assert run.status == "queued"
+
+
+FAILED_FILES = "/admin/ingestion/failedfilerow/"
+
+
+def test_a_configuration_page_has_sync_now_and_stop_buttons_that_use_the_services(tenant_admin, tenant):
+    configuration = make_configuration(tenant)
+    page = tenant_admin.get(f"{CONFIGURATIONS}{configuration.pk}/change/").content.decode()
+    assert "Sync now" in page and "Stop sync" in page and "Everything the credential can read" in page
+    queued = tenant_admin.post(f"{CONFIGURATIONS}{configuration.pk}/sync-now/", follow=True).content.decode()
+    run = SyncRun.objects.get()
+    assert (run.kind, run.status, run.incremental) == ("ingest", "queued", True)
+    assert f"run {run.public_id} queued" in queued and "Queued" in queued  # the recent runs table
+    assert run.triggered_by["name"] == "boss"
+    tenant_admin.post(f"{CONFIGURATIONS}{configuration.pk}/stop/")
+    configuration.refresh_from_db()
+    run.refresh_from_db()
+    assert configuration.enabled is False and run.status == "stopped"
+    assert AuditEntry.objects.filter(action="SYNC_CONFIGURATION_STOPPED", tenant_id=tenant.id).count() == 1
+    assert "Stop sync" not in tenant_admin.get(f"{CONFIGURATIONS}{configuration.pk}/change/").content.decode()
+    assert tenant_admin.get(f"{CONFIGURATIONS}{configuration.pk}/sync-now/").status_code == 405
+
+
+def test_another_tenants_configuration_has_no_buttons_for_a_tenant_admin(tenant_admin, other_tenant):
+    theirs = make_configuration(other_tenant, "theirs")
+    for button in ("sync-now", "stop"):
+        assert tenant_admin.post(f"{CONFIGURATIONS}{theirs.pk}/{button}/").status_code in (302, 404)
+    theirs.refresh_from_db()
+    assert SyncRun.objects.count() == 0 and theirs.enabled is True
+
+
+def test_the_lists_read_as_words_not_json(root, tenant):
+    configuration = make_configuration(tenant)
+    run = make_run(
+        configuration,
+        status="failed",
+        error="The credential was refused.",
+        triggered_by={"type": "user", "id": "u1", "name": "Ann", "email": "ann@acme.test"},
+    )
+    listing = root.get(CONFIGURATIONS).content.decode()
+    assert "✗ Failed" in listing and "On request" in listing
+    page = root.get(f"{RUNS}{run.pk}/change/").content.decode()
+    assert "Ann &lt;ann@acme.test&gt; (user)" in page and "The credential was refused." in page
+    assert '"email"' not in page and "&quot;email&quot;" not in page
+
+
+def test_retrying_failed_files_queues_a_retry_run_as_the_api_does(tenant_admin, tenant, other_tenant):
+    from ingestion.models import FailedFileRow
+    from ingestion.services import failed_file_record
+
+    configuration = make_configuration(tenant)
+    earlier = make_run(configuration, status="partial", failed=1)
+    SyncRunItem.objects.create(
+        run=earlier,
+        item_key="d/1",
+        content_type="sitelib_attachment",
+        outcome="failed",
+        error_type="PARSE_ERROR",
+    )
+    for owner, file_id in [(tenant, "d/1"), (other_tenant, "d/9")]:
+        failed_file_record(
+            tenant=owner,
+            platform_domain="x.test",
+            content_type="sitelib_attachment",
+            file_id=file_id,
+            file_name=f"{owner.name}.pdf",
+            source_url="https://x.test/f.pdf",
+            error_type="PARSE_ERROR",
+            error_message="bad",
+            failed_at=timezone.now(),
+        )
+    listing = tenant_admin.get(FAILED_FILES).content.decode()
+    assert "acme.pdf" in listing and "globex.pdf" not in listing and "sitelib attachment" in listing
+    mine = FailedFileRow.objects.get(file_id="d/1")
+    page = act(tenant_admin, FAILED_FILES, "retry_files", mine, FailedFileRow.objects.get(file_id="d/9"))
+    retry = SyncRun.objects.get(kind="retry")
+    assert retry.retry_items == {"d/1": "sitelib_attachment"} and retry.configuration == configuration
+    assert f"1 queued for another attempt in {retry.public_id}" in page.content.decode()
+    assert tenant_admin.get(f"{FAILED_FILES}{mine.pk}/change/").status_code == 200
+    theirs = FailedFileRow.objects.get(file_id="d/9")
+    assert tenant_admin.get(f"{FAILED_FILES}{theirs.pk}/change/").status_code in (302, 403, 404)

@@ -21,7 +21,7 @@ from django.utils import timezone
 
 from adminops.audit import system_actor
 from adminops.jobs import job_available, job_enqueue, job_execute
-from adminops.models import ApiKey, AuditEntry, OAuthClient, ServiceAccount, User
+from adminops.models import ApiKey, AuditEntry, OAuthClient, ServiceAccount
 from tests import factories
 from tests.security.reports import record
 from toolhub.inputs import redacted
@@ -44,6 +44,13 @@ JOBS = [
     "dataSync",
     "reportGeneration",
     "failedFilesRetention",
+]
+CONSOLE_PAGES = [
+    "/admin/",
+    "/admin/ingestion/syncconfiguration/",
+    "/admin/ingestion/syncrun/",
+    "/admin/ingestion/failedfilerow/",
+    "/admin/vault/credential/",
 ]
 
 
@@ -137,7 +144,8 @@ def test_canaries_appear_only_where_they_are_shown(client_for, tenant, owner, ca
     settings.RATE_LIMIT_PER_KEY = settings.RATE_LIMIT_PER_TENANT = "100000/m"
     caplog.set_level(logging.DEBUG)
     api = client_for(owner, tenant)
-    root = client_for(factories.make_super_admin(username="root"), tenant)
+    root_user = factories.make_super_admin(username="root")
+    root = client_for(root_user, tenant)
     allowed, scanned = [], []
 
     def call(client, method, path, body=None, *, shows_secret=False):
@@ -217,12 +225,12 @@ def test_canaries_appear_only_where_they_are_shown(client_for, tenant, owner, ca
     for name in [*JOBS, "dekRotation"]:
         if job_available(name):
             job_execute(job_enqueue(name=name, triggered_by=system_actor("tests"), tenant_id=tenant.id))
-    console = Client()
-    console.force_login(User.objects.get(username="root"))
-    for page in console_pages(tenant, raw_key):
-        response = console.get(page)
-        assert response.status_code == 200, page
-        scanned.append(("GET", page, response.status_code, response.content.decode(errors="replace")))
+    console = Client()  # the operators' console, as a superuser sees it: every tenant, every panel
+    console.force_login(root_user)
+    for path in [*console_pages(tenant, raw_key), *CONSOLE_PAGES]:
+        response = console.get(path)
+        assert response.status_code == 200, path
+        scanned.append(("GET", path, 200, response.content.decode(errors="replace")))
 
     places = {
         "responses": "\n".join(text for *_, text in scanned),
