@@ -35,6 +35,9 @@ from config.api.errors import ApiError
 
 # Roles come from memberships (adminops.console); Django's groups are not used, so not shown.
 admin.site.unregister(Group)
+admin.site.site_header = "Integration platform console"
+admin.site.site_title = "Console"
+admin.site.index_title = "Operators' console"
 
 
 class MembershipForm(forms.ModelForm):
@@ -100,7 +103,7 @@ def _shown_once(request, title: str, values: list[tuple[str, str]], continue_url
         "title": title,
         "values": values,
         "continue_url": continue_url,
-        "site_header": "Administration",
+        "site_header": admin.site.site_header,
     }
     response = TemplateResponse(request, "admin/adminops/shown_once.html", context)
     response["Cache-Control"] = "no-store"
