@@ -74,7 +74,7 @@ class Server(AuthorizationEndpoint, IntrospectEndpoint, TokenEndpoint, ResourceE
         TokenEndpoint.__init__(
             self, default_grant_type="authorization_code", grant_types=grants, default_token_type=bearer
         )
-        ResourceEndpoint.__init__(self, default_token="Bearer", token_types={"Bearer": bearer})
+        ResourceEndpoint.__init__(self, default_token="Bearer", token_types={"Bearer": bearer})  # noqa: S106
         RevocationEndpoint.__init__(self, request_validator)
         IntrospectEndpoint.__init__(self, request_validator)
 
@@ -99,6 +99,9 @@ class Validator(OAuth2Validator):
     def authenticate_client(self, request, *args, **kwargs):
         ok = super().authenticate_client(request, *args, **kwargs)
         return ok and ip_allowed(_ip(request), request.client.ip_whitelist)
+
+    def validate_grant_type(self, client_id, grant_type, client, request, *args, **kwargs):
+        return grant_type in client.grant_types  # refresh_token too is granted explicitly
 
     def validate_refresh_token(self, refresh_token, client, request, *args, **kwargs):
         if super().validate_refresh_token(refresh_token, client, request, *args, **kwargs):
