@@ -64,7 +64,7 @@ def test_a_third_party_app_gets_a_token_through_the_consent_page(browser, live_s
             "grant_type": "refresh_token",
             "refresh_token": token["refresh_token"],
             "client_id": client.client_id,
-        },  # fmt: skip
+        },
         timeout=10,
     )
     assert replay.status_code == 400 and replay.json()["error"] == "invalid_grant"

@@ -76,8 +76,10 @@ REQUIRES: dict[tuple[str, str], Need] = {
     ("oauth/introspect", "POST"): PUBLIC,  # likewise (RFC 7662)
     ("oauth/authorize", "GET"): PUBLIC,  # the consent page: a browser session, sign-in first
     ("oauth/authorize", "POST"): PUBLIC,
+    ("oauth/authorize", "PUT"): PUBLIC,  # Django's form views take PUT as POST
     ("oauth/login", "GET"): PUBLIC,
     ("oauth/login", "POST"): PUBLIC,
+    ("oauth/login", "PUT"): PUBLIC,
     ("api/v1/credentials", "GET"): VAULT_READ,
     ("api/v1/credentials", "POST"): VAULT_WRITE,
     ("api/v1/credentials/{integration_id}/details", "GET"): VAULT_READ,
