@@ -24,7 +24,7 @@ from rest_framework.exceptions import APIException, AuthenticationFailed
 from rest_framework.parsers import FormParser
 from rest_framework.response import Response
 
-from adminops.apis.fields import record, text
+from adminops.apis.fields import has_control, record, text
 from adminops.audit import client_ip
 from adminops.models import Membership, OAuthClient
 from adminops.provider import client_authentication_failed
@@ -62,7 +62,13 @@ class ProviderApi(OAuthLibMixin, PublicAPIView):
     def initial(self, request, *args, **kwargs):
         super().initial(request, *args, **kwargs)
         rate_limit_hit([Bucket("oauth-token-ip", client_ip(request) or "-", settings.RATE_LIMIT_LOGIN)])
-        _single(request.data, "client_id")  # also answers 415 for a body that is not a form
+        # Reading the form also answers 415 for a body that is not one. A client id is printable:
+        # anything else cannot name a client (and PostgreSQL refuses a NUL in a query).
+        if any(
+            has_control(named or "")
+            for named in (_basic_client_id(request), _single(request.data, "client_id"))
+        ):
+            raise OAuthError("invalid_client", "Client authentication failed.", status=401)
 
     def handle_exception(self, exc):
         return _no_store(_oauth_error_response(exc)) or super().handle_exception(exc)
@@ -118,12 +124,16 @@ class BasicClientId(BasicAuthentication):
         return (userid, None)
 
 
-def _denied(request) -> None:
+def _basic_client_id(request) -> str | None:
     try:
         named = BasicClientId().authenticate(request)
     except AuthenticationFailed:
-        named = None
-    client_id = named[0] if named else _single(request.data, "client_id")
+        return None
+    return named[0] if named else None
+
+
+def _denied(request) -> None:
+    client_id = _basic_client_id(request) or _single(request.data, "client_id")
     client = OAuthClient.objects.filter(client_id=client_id).first() if client_id else None
     if client is not None:
         client_authentication_failed(
