@@ -4,20 +4,19 @@ Each class declines (returns None) a token that is not its form, so the next one
 
 from __future__ import annotations
 
-import hmac
-
 from django.utils import timezone
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
+from oauth2_provider.oauth2_backends import get_oauthlib_core
 from rest_framework.authentication import BaseAuthentication, get_authorization_header
 from rest_framework_simplejwt.authentication import JWTAuthentication
 from rest_framework_simplejwt.exceptions import InvalidToken, TokenError
 
-from adminops.keys import keyed_hash, looks_like_api_key, looks_like_oauth_token
-from adminops.models import OAuthAccessToken, OAuthClient, ServiceAccount
+from adminops.keys import looks_like_api_key, looks_like_oauth_token
+from adminops.models import Membership
 from adminops.netaddr import ip_allowed
 from adminops.principals import Principal
 from adminops.realms import realm_authenticate
-from adminops.scopes import service_scopes
+from adminops.scopes import scopes_within_roles
 from adminops.selectors import api_key_find
 from config.api.errors import Forbidden, NotAuthenticated
 
@@ -55,59 +54,59 @@ class ApiKeyAuthentication(BaseAuthentication):
 
 
 class OAuthTokenAuthentication(BaseAuthentication):
-    """`Bearer oat_...` access tokens from /oauth/token: an OAuth client or a service account."""
+    """`Bearer oat_...` access tokens of the OAuth 2 provider (adminops/provider.py), checked by
+    django-oauth-toolkit: an OAuth client, a service account, or a client acting for a user."""
 
     def authenticate(self, request):
         raw = bearer_token(request)
         if not raw or not looks_like_oauth_token(raw):
             return None
-        token = oauth_token_lookup(raw)
-        if token is None:
+        # oauthlib's resource endpoint with the library's validator: only the token matters here.
+        valid, checked = get_oauthlib_core().server.verify_request(
+            request.build_absolute_uri(), request.method, None, {"Authorization": f"Bearer {raw}"}, []
+        )
+        principal = oauth_token_principal(checked.access_token) if valid else None
+        if principal is None:
             raise NotAuthenticated(
                 "Invalid or expired access token.", headers={"WWW-Authenticate": BEARER_CHALLENGE}
             )
-        principal = _token_principal(token)
         return (principal, principal)
 
     def authenticate_header(self, request):
         return BEARER_CHALLENGE
 
 
-def oauth_token_lookup(raw: str) -> OAuthAccessToken | None:
-    digest = keyed_hash("oauth-token", raw)
-    token = (
-        OAuthAccessToken.objects.select_related("client__tenant", "service_account__tenant")
-        .filter(token_hash=digest, expires_at__gt=timezone.now())
-        .first()
-    )
-    if token is None or not hmac.compare_digest(token.token_hash, digest):
-        return None
-    owner = token.client or token.service_account
-    # Disabling or deleting the owner also deletes its tokens; this check closes the window between.
-    active = {OAuthClient.Status.ACTIVE, ServiceAccount.Status.ACTIVE}
-    if owner is None or owner.status not in active:
-        return None
-    return token
-
-
-def _token_principal(token: OAuthAccessToken) -> Principal:
-    if token.service_account is not None:
-        account = token.service_account
+def oauth_token_principal(token) -> Principal | None:
+    """Who a valid access token speaks for. A token a user authorised acts for that user: its
+    scopes narrowed to what the user's roles in the client's tenant allow now (None: no longer a
+    member)."""
+    client = token.application
+    account = getattr(client, "service_account", None)
+    if account is not None:
         return Principal(
             kind="service_account",
             id=str(account.id),
             name=account.name,
-            tenant_id=token.tenant_id,
-            scopes=frozenset(token.scopes or service_scopes(account.permissions)),
+            tenant_id=client.tenant_id,
+            scopes=frozenset(token.scope.split()),
             obj=account,
         )
-    client = token.client
+    scopes, name, email = token.scope.split(), client.name, ""
+    if token.user_id is not None:
+        roles = Membership.objects.filter(user_id=token.user_id, tenant_id=client.tenant_id).values_list(
+            "roles", flat=True
+        )
+        if not roles:
+            return None
+        scopes = scopes_within_roles(scopes, roles[0])
+        name, email = f"{client.name} for {token.user.username}", token.user.email
     return Principal(
         kind="oauth_client",
         id=str(client.id),
-        name=client.name,
-        tenant_id=token.tenant_id,
-        scopes=frozenset(token.scopes),
+        name=name,
+        email=email,
+        tenant_id=client.tenant_id,
+        scopes=frozenset(scopes),
         tool_patterns=tuple(client.tool_patterns),
         obj=client,
     )
@@ -169,5 +168,5 @@ class OAuthTokenScheme(OpenApiAuthenticationExtension):
         return {
             "type": "http",
             "scheme": "bearer",
-            "description": "An oat_… access token from POST /oauth/token (client credentials).",
+            "description": "An oat_… access token from POST /oauth/token (docs/oauth.md).",
         }

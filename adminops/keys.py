@@ -37,6 +37,7 @@ def looks_like_api_key(token: str) -> bool:
 # OAuth material. Client secrets and access tokens carry 256 random bits, so a keyed hash (not a slow
 # password hash) is enough to make a stolen table useless; it also keeps /oauth/token cheap.
 OAUTH_TOKEN_PREFIX = "oat_"  # noqa: S105 (a prefix, not a secret)
+OAUTH_REFRESH_PREFIX = "ort_"
 SERVICE_CLIENT_PREFIX = "sa_client_"
 SERVICE_SECRET_PREFIX = "sa_secret_"  # noqa: S105 (a prefix, not a secret)
 

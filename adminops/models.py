@@ -5,6 +5,8 @@ import uuid
 from django.contrib.auth.models import AbstractUser
 from django.db import models
 from django.utils import timezone
+from oauth2_provider.models import AbstractApplication
+from oauthlib.oauth2.rfc6749 import errors as oauth_errors
 
 from adminops.authcache import API_KEYS, USAGE_FIELDS
 from config.gencache import GenerationQuerySet
@@ -327,8 +329,23 @@ class JobRun(models.Model):
         return f"{self.job_name} {self.status}"
 
 
-class OAuthClient(models.Model):
-    """An OAuth client of this service; its secret is stored only as a keyed hash."""
+class OAuthClientQuerySet(models.QuerySet):
+    def registered(self):
+        """The clients registered through the API or console, without service accounts' own."""
+        return self.filter(service_account__isnull=True)
+
+
+class OAuthClientManager(models.Manager.from_queryset(OAuthClientQuerySet)):
+    def get_queryset(self):
+        # OAuthClient.is_usable reads the tenant on every token request.
+        return super().get_queryset().select_related("tenant")
+
+
+class OAuthClient(AbstractApplication):
+    """An OAuth client of this service and django-oauth-toolkit's application model
+    (OAUTH2_PROVIDER_APPLICATION_MODEL). Its secret is stored only hashed (adminops.hashers).
+    Redirect URIs, origins and grant types stay lists: the methods below answer the library's
+    questions from them."""
 
     class Status(models.TextChoices):
         ACTIVE = "active"
@@ -339,12 +356,19 @@ class OAuthClient(models.Model):
         CONFIDENTIAL = "confidential"
         PUBLIC = "public"
 
+    # The library's single grant type gives way to the list of grants the client may use.
+    authorization_grant_type = None
+    # oauthlib's grant names mapped onto the library's (oauth2_provider.oauth2_validators).
+    _LIBRARY_GRANTS = {
+        AbstractApplication.GRANT_AUTHORIZATION_CODE: "authorization_code",
+        AbstractApplication.GRANT_CLIENT_CREDENTIALS: "client_credentials",
+    }
+
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="oauth_clients")
     name = models.CharField(max_length=255)
     description = models.TextField(max_length=2000, blank=True)
     client_id = models.CharField(max_length=64, unique=True)
-    secret_hash = models.CharField(max_length=64, blank=True)  # empty for public clients
     client_type = models.CharField(max_length=16, choices=ClientType.choices, default=ClientType.CONFIDENTIAL)
     redirect_uris = models.JSONField(default=list, blank=True)
     grant_types = models.JSONField(default=list, blank=True)
@@ -352,6 +376,8 @@ class OAuthClient(models.Model):
     tool_patterns = models.JSONField(default=list, blank=True)
     allowed_origins = models.JSONField(default=list, blank=True)
     ip_whitelist = models.JSONField(default=list, blank=True)
+    # Seconds: {"accessTokenLifetime": ..., "refreshTokenLifetime": ...}; missing keys: the defaults.
+    token_settings = models.JSONField(default=dict, blank=True)
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.ACTIVE)
     token_requests = models.BigIntegerField(default=0)
     successful_token_requests = models.BigIntegerField(default=0)
@@ -368,6 +394,8 @@ class OAuthClient(models.Model):
     deleted_at = models.DateTimeField(null=True, blank=True)
     deleted_by = models.JSONField(default=dict, blank=True)
 
+    objects = OAuthClientManager()
+
     class Meta:
         constraints = [
             models.UniqueConstraint(
@@ -381,6 +409,27 @@ class OAuthClient(models.Model):
     def __str__(self) -> str:
         return f"{self.name} ({self.client_id})"
 
+    def allows_grant_type(self, *grant_types) -> bool:
+        return any(self._LIBRARY_GRANTS.get(g) in self.grant_types for g in grant_types)
+
+    def is_usable(self, request) -> bool:
+        return self.status == self.Status.ACTIVE and self.tenant.status == Tenant.Status.ACTIVE
+
+    @property
+    def default_redirect_uri(self) -> str:
+        if len(self.redirect_uris) != 1:
+            raise oauth_errors.MissingRedirectURIError()
+        return self.redirect_uris[0]
+
+    def redirect_uri_allowed(self, uri: str) -> bool:
+        return uri in self.redirect_uris  # matched exactly (named-endpoints 5.1)
+
+    def origin_allowed(self, origin) -> bool:
+        return origin in self.allowed_origins
+
+    def clean(self) -> None:
+        """Checked by adminops.services.oauth (the library's checks read its text fields)."""
+
 
 class ServiceAccount(models.Model):
     """A machine identity of one tenant that obtains tokens from /oauth/token with its id and secret."""
@@ -392,8 +441,9 @@ class ServiceAccount(models.Model):
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="service_accounts")
     name = models.CharField(max_length=255)
-    client_id = models.CharField(max_length=64, unique=True)
-    secret_hash = models.CharField(max_length=64)
+    # Its credentials at the token endpoint: a client-credentials client of its own, kept out of
+    # the OAuth-client listings (OAuthClient.objects.registered()).
+    oauth_client = models.OneToOneField(OAuthClient, on_delete=models.CASCADE, related_name="service_account")
     permissions = models.JSONField(default=list)
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.ACTIVE)
     last_used_at = models.DateTimeField(null=True, blank=True)
@@ -408,25 +458,6 @@ class ServiceAccount(models.Model):
     def __str__(self) -> str:
         return f"{self.name} ({self.client_id})"
 
-
-class OAuthAccessToken(models.Model):
-    """An opaque `oat_` token, stored only as a keyed hash. Issued to a client or a service account."""
-
-    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    token_hash = models.CharField(max_length=64, unique=True)
-    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="+")
-    client = models.ForeignKey(
-        OAuthClient, null=True, blank=True, on_delete=models.CASCADE, related_name="tokens"
-    )
-    service_account = models.ForeignKey(
-        ServiceAccount, null=True, blank=True, on_delete=models.CASCADE, related_name="tokens"
-    )
-    scopes = models.JSONField(default=list)
-    created_at = models.DateTimeField(default=timezone.now)
-    expires_at = models.DateTimeField(db_index=True)
-
-    class Meta:
-        verbose_name = "OAuth access token"
-
-    def __str__(self) -> str:
-        return f"token {self.id}"
+    @property
+    def client_id(self) -> str:
+        return self.oauth_client.client_id

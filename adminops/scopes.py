@@ -64,3 +64,26 @@ def service_scopes(permissions: list[str]) -> list[str]:
             if scope not in scopes:
                 scopes.append(scope)
     return scopes
+
+
+# What a user's membership roles allow an application acting for them (an authorization-code
+# token): a tenant admin allows every scope; the others allow their areas' scopes, never a wildcard.
+ROLE_SCOPES: dict[str, tuple[str, ...]] = {
+    "integration_admin": (
+        "vault:read",
+        "vault:write",
+        "vault:secrets",
+        "knowledge:read",
+        "knowledge:write",
+        "tools:read",
+        "tools:execute",
+    ),
+    "integration_viewer": ("vault:read", "knowledge:read", "tools:read"),
+}
+
+
+def scopes_within_roles(scopes: list[str], roles: list[str]) -> list[str]:
+    if "tenant_admin" in roles:
+        return list(scopes)
+    allowed = {scope for role in roles for scope in ROLE_SCOPES.get(role, ())}
+    return [scope for scope in scopes if scope in allowed]

@@ -57,7 +57,7 @@ def _api_key_by_hash(digest: str) -> ApiKey | None:
 
 
 def oauth_client_get(*, tenant: Tenant, client_id: uuid.UUID, include_deleted: bool = True) -> OAuthClient:
-    clients = OAuthClient.objects.filter(tenant=tenant, id=client_id)
+    clients = OAuthClient.objects.registered().filter(tenant=tenant, id=client_id)
     if not include_deleted:
         clients = clients.exclude(status=OAuthClient.Status.DELETED)
     client = clients.first()
@@ -67,7 +67,7 @@ def oauth_client_get(*, tenant: Tenant, client_id: uuid.UUID, include_deleted: b
 
 
 def oauth_client_list(*, tenant: Tenant):
-    return OAuthClient.objects.filter(tenant=tenant).order_by("-created_at", "id")
+    return OAuthClient.objects.registered().filter(tenant=tenant).order_by("-created_at", "id")
 
 
 def tenant_get(*, acting: Tenant, tenant_id: uuid.UUID, super_admin: bool) -> Tenant:

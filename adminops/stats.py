@@ -31,7 +31,7 @@ def tenant_stats(*, tenant: Tenant) -> dict:
     active_keys = keys.filter(status=ApiKey.Status.ACTIVE).filter(
         Q(expires_at__isnull=True) | Q(expires_at__gt=now)
     )
-    clients = tenant.oauth_clients.exclude(status="deleted")
+    clients = tenant.oauth_clients.registered().exclude(status="deleted")
     last_month = now.replace(day=1) - timedelta(days=1)
     last_entry = AuditEntry.objects.filter(tenant_id=tenant.id).order_by("-timestamp").first()
     return {

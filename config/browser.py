@@ -15,8 +15,9 @@ from django.contrib.auth.middleware import AuthenticationMiddleware
 from django.contrib.messages.middleware import MessageMiddleware
 from django.contrib.sessions.middleware import SessionMiddleware
 
-# The JSON API's paths (DESIGN section 4): anything else is treated as a page.
-API_PREFIXES = ("/api/v1/", "/v2/", "/oauth/", "/health")
+# The JSON API's paths (DESIGN section 4): anything else is treated as a page, as are the OAuth
+# provider's consent page and its sign-in (/oauth/authorize, /oauth/login).
+API_PREFIXES = ("/api/v1/", "/v2/", "/oauth/token", "/oauth/revoke", "/oauth/introspect", "/health")
 
 
 def is_api_path(path: str) -> bool:

@@ -11,6 +11,7 @@ from datetime import timedelta
 from pathlib import Path
 
 import environ
+from django.conf import global_settings
 from django.core.exceptions import ImproperlyConfigured
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -58,6 +59,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "adminops",
+    "oauth2_provider",  # after adminops: its admin registers adminops.admin.OAuthClientAdmin
     "vault",
     "integrations",
     "knowledge",
@@ -126,6 +128,30 @@ else:
         DATABASES["default"]["OPTIONS"] |= {"server_side_binding": True, "prepare_threshold": 2}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 AUTH_USER_MODEL = "adminops.User"
+# OAuth client secrets are checked with a keyed hash (adminops/hashers.py), listed after the defaults.
+PASSWORD_HASHERS = [*global_settings.PASSWORD_HASHERS, "adminops.hashers.ClientSecretHasher"]
+
+# The OAuth 2 provider (django-oauth-toolkit; adminops/provider.py, docs/oauth.md).
+OAUTH2_PROVIDER_APPLICATION_MODEL = "adminops.OAuthClient"
+OAUTH2_PROVIDER = {
+    "OAUTH2_SERVER_CLASS": "adminops.provider.Server",
+    "OAUTH2_VALIDATOR_CLASS": "adminops.provider.Validator",
+    "SCOPES_BACKEND_CLASS": "adminops.provider.ClientScopes",
+    "ACCESS_TOKEN_GENERATOR": "adminops.provider.access_token_generate",
+    "REFRESH_TOKEN_GENERATOR": "adminops.provider.refresh_token_generate",
+    "APPLICATION_ADMIN_CLASS": "adminops.admin.OAuthClientAdmin",
+    "CLIENT_SECRET_HASHER": "oauth_keyed",
+    "PKCE_REQUIRED": True,
+    "COMPLIANT_BCP_RFC9700_PKCE_METHOD": True,  # S256 only
+    "COMPLIANT_BCP_RFC9700_TOKEN_STORAGE": True,  # tokens stored as SHA-256 checksums only
+    "COMPLIANT_BCP_RFC9700_ACCESS_TOKEN_TRANSPORT": True,  # never a token in a query string
+    "ROTATE_REFRESH_TOKEN": True,
+    "REFRESH_TOKEN_REUSE_PROTECTION": True,
+    "REFRESH_TOKEN_EXPIRE_SECONDS": 90 * 86400,  # the cap; each client's own lifetime is shorter
+    "AUTHORIZATION_CODE_EXPIRE_SECONDS": 60,
+    "REQUEST_APPROVAL_PROMPT": "force",
+    "ALLOWED_REDIRECT_URI_SCHEMES": ["http", "https"],  # http for localhost only (adminops.services.oauth)
+}
 
 REDIS_URL = env("REDIS_URL", default=None)
 if REDIS_URL:

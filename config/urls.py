@@ -1,9 +1,9 @@
 from django.conf import settings
 from django.contrib import admin
+from django.contrib.auth.views import LoginView
 from django.urls import include, path, re_path
 
-from adminops.apis import HealthApi
-from adminops.apis.oauth import OAuthTokenApi
+from adminops.apis import HealthApi, oauth_provider
 from config.api import handlers
 from config.api.docs import RedocView, SchemaView, SwaggerView
 from toolhub.apis.mcp import McpApi
@@ -15,7 +15,11 @@ urlpatterns = [
     path("api/v1/", include("vault.urls")),
     path("api/v1/", include("toolhub.urls")),
     path("api/v1/", include("adminops.urls")),
-    path("oauth/token", OAuthTokenApi.as_view(), name="oauth-token"),
+    path("oauth/token", oauth_provider.OAuthTokenApi.as_view(), name="oauth-token"),
+    path("oauth/revoke", oauth_provider.OAuthRevokeApi.as_view(), name="oauth-revoke"),
+    path("oauth/introspect", oauth_provider.OAuthIntrospectApi.as_view(), name="oauth-introspect"),
+    path("oauth/authorize", oauth_provider.OAuthAuthorizeView.as_view(), name="oauth-authorize"),
+    path("oauth/login", LoginView.as_view(template_name="oauth/login.html"), name="oauth-login"),
     path("mcp", McpApi.as_view(), name="mcp"),
     path("v2/", include("ingestion.urls")),
     path("v2/", include("knowledge.urls")),

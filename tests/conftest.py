@@ -14,7 +14,10 @@ from tests import factories
 from tests.browser import browser  # noqa: F401 (a fixture for every console test)
 
 # Django's default hasher costs ~0.2 s a check on this machine; tests do not need that cost.
-settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+settings.PASSWORD_HASHERS = [
+    "django.contrib.auth.hashers.MD5PasswordHasher",
+    "adminops.hashers.ClientSecretHasher",
+]
 
 
 @pytest.fixture(autouse=True)

@@ -1,10 +1,11 @@
 """Every route is either tenant scoped or declared public here, on purpose."""
 
+from django.contrib.auth.views import LoginView
 from django.urls import URLPattern, URLResolver, get_resolver
 
 from adminops import apis
+from adminops.apis import oauth_provider
 from adminops.apis.api_keys import ApiKeyPublicValidateApi
-from adminops.apis.oauth import OAuthTokenApi
 from config.api import handlers
 from config.api.docs import RedocView, SchemaView, SwaggerView
 from config.api.views import PublicAPIView, TenantAPIView, TenantViewSet
@@ -15,7 +16,11 @@ PUBLIC_VIEWS = {
     apis.AdminHealthApi,  # status for anyone; details only after authentication and a role check
     apis.AuthTokenApi,
     apis.AuthTokenRefreshApi,
-    OAuthTokenApi,  # client authentication is the request itself (RFC 6749)
+    oauth_provider.OAuthTokenApi,  # client authentication is the request itself (RFC 6749)
+    oauth_provider.OAuthRevokeApi,
+    oauth_provider.OAuthIntrospectApi,
+    oauth_provider.OAuthAuthorizeView,  # the consent page: the user's browser session, sign-in first
+    LoginView,  # the consent page's sign-in
     ApiKeyPublicValidateApi,  # the key being checked is the credential; rate limited per address
     SchemaView,  # the schema and the docs' pages
     SwaggerView,

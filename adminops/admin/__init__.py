@@ -242,14 +242,23 @@ class OAuthClientAddForm(forms.ModelForm):
         return scopes
 
 
-@admin.register(OAuthClient)
 class OAuthClientAdmin(TenantScopedAdmin, ShownOnceAdminMixin, admin.ModelAdmin):
-    """Adding here creates a confidential client-credentials client; edit the rest afterwards."""
+    """Adding here creates a confidential client-credentials client; edit the rest afterwards.
+    django-oauth-toolkit registers this class for its application model (APPLICATION_ADMIN_CLASS)."""
 
     list_display = ("name", "tenant", "client_id", "client_type", "status", "last_used_at")
     list_filter = ("status", "client_type")
     search_fields = ("name", "client_id", "tenant__name")
-    exclude = ("secret_hash", "created_by", "updated_by", "deleted_by")
+    exclude = (
+        "client_secret",
+        "hash_client_secret",
+        "user",
+        "post_logout_redirect_uris",
+        "algorithm",
+        "created_by",
+        "updated_by",
+        "deleted_by",
+    )
     readonly_fields = (
         "client_id",
         "token_requests",
@@ -263,6 +272,9 @@ class OAuthClientAdmin(TenantScopedAdmin, ShownOnceAdminMixin, admin.ModelAdmin)
     created_by_person = person_field("created_by")
     updated_by_person = person_field("updated_by")
     deleted_by_person = person_field("deleted_by")
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).registered()
 
     def get_form(self, request, obj=None, **kwargs):
         if obj is None:
@@ -278,12 +290,12 @@ class OAuthClientAdmin(TenantScopedAdmin, ShownOnceAdminMixin, admin.ModelAdmin)
         return () if obj is None else super().get_readonly_fields(request, obj)
 
     def save_model(self, request, obj, form, change):
-        from adminops.services.oauth import ClientSpec, oauth_client_create
+        from adminops.services.oauth import ClientSpec, oauth_client_create, oauth_tokens_revoke
 
         if change:
             super().save_model(request, obj, form, change)
             if obj.status != OAuthClient.Status.ACTIVE:
-                obj.tokens.all().delete()  # disabled here too: its tokens stop at once
+                oauth_tokens_revoke(obj)  # disabled here too: its tokens stop at once
             return
         spec = ClientSpec(
             name=obj.name,
@@ -305,8 +317,8 @@ class OAuthClientAdmin(TenantScopedAdmin, ShownOnceAdminMixin, admin.ModelAdmin)
 class ServiceAccountAdmin(TenantScopedAdmin, ShownOnceAdminMixin, admin.ModelAdmin):
     list_display = ("name", "tenant", "client_id", "status", "last_used_at", "created_at")
     list_filter = ("status",)
-    search_fields = ("name", "client_id", "tenant__name")
-    exclude = ("secret_hash", "created_by")
+    search_fields = ("name", "oauth_client__client_id", "tenant__name")
+    exclude = ("oauth_client", "created_by")
     readonly_fields = ("client_id", "last_used_at", "created_by_person")
     change_roles = TENANT_ADMIN
     created_by_person = person_field("created_by")
@@ -320,13 +332,12 @@ class ServiceAccountAdmin(TenantScopedAdmin, ShownOnceAdminMixin, admin.ModelAdm
         return () if obj is None else super().get_readonly_fields(request, obj)
 
     def save_model(self, request, obj, form, change):
+        from adminops.services.oauth import service_account_create, service_account_status_set
+
         if change:
             super().save_model(request, obj, form, change)
-            if obj.status != ServiceAccount.Status.ACTIVE:
-                obj.tokens.all().delete()
+            service_account_status_set(account=obj, status=obj.status)
             return
-        from adminops.services.oauth import service_account_create
-
         account, secret = service_account_create(tenant=obj.tenant, actor=_actor(request), request_id="")
         _adopt(obj, account)
         request.shown_once = [("client_id", account.client_id), ("client_secret", secret)]

@@ -1,24 +1,15 @@
-"""OAuth clients (/api/v1/oauth-clients...), service accounts, and the token endpoint POST /oauth/token."""
+"""OAuth clients (/api/v1/oauth-clients...) and service accounts; the provider's own endpoints
+(/oauth/token, /oauth/authorize, ...) are in adminops/apis/oauth_provider.py."""
 
 from __future__ import annotations
 
-import base64
-import binascii
-from urllib.parse import unquote
-
-from django.conf import settings
-from django.utils import timezone
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.decorators import action
-from rest_framework.exceptions import APIException
-from rest_framework.parsers import FormParser
-from rest_framework.response import Response
 
 from adminops.access import ADMIN_READ, ADMIN_WRITE
 from adminops.apis.fields import (
     PAGE_PARAMETERS,
-    has_control,
     obj,
     page_envelope,
     per_day,
@@ -27,20 +18,18 @@ from adminops.apis.fields import (
     text,
     when,
 )
-from adminops.audit import actor_of, client_ip
+from adminops.audit import actor_of
 from adminops.models import OAuthClient
 from adminops.people import tenant_ref
+from adminops.provider import DEFAULT_LIFETIMES, lifetime
 from adminops.scopes import service_scopes
 from adminops.selectors import oauth_client_get, oauth_client_list, path_id
 from adminops.services import oauth as svc
 from config.api.envelopes import envelope
-from config.api.errors import ApiError
-from config.api.parsers import read_limited
-from config.api.ratelimit import Bucket, rate_limit_hit
 from config.api.schema import v1_envelope
 from config.api.timestamps import iso_ms
 from config.api.validation import validated
-from config.api.views import PublicAPIView, TenantAPIView, TenantViewSet
+from config.api.views import TenantAPIView, TenantViewSet
 
 CLIENT_PATH_PREFIX = "client-"
 
@@ -86,11 +75,8 @@ class OAuthClientCreatedSerializer(OAuthClientRecordSerializer):
         ref_name = "OAuthClientCreated"
 
 
-TOKEN_SETTINGS = {
-    "accessTokenLifetime": svc.ACCESS_TOKEN_LIFETIME,
-    "refreshTokenLifetime": svc.REFRESH_TOKEN_LIFETIME,
-    "idTokenLifetime": svc.ID_TOKEN_LIFETIME,
-}
+def _token_settings(client: OAuthClient) -> dict:
+    return {name: lifetime(client, name) for name in DEFAULT_LIFETIMES}
 
 
 def client_record(client: OAuthClient) -> dict:
@@ -112,7 +98,7 @@ def client_record(client: OAuthClient) -> dict:
         "usageCount": client.token_requests,
         "createdAt": iso_ms(client.created_at),
         "createdBy": client.created_by or None,
-        "tokenSettings": dict(TOKEN_SETTINGS),
+        "tokenSettings": _token_settings(client),
     }
 
 
@@ -125,13 +111,13 @@ def client_detail(client: OAuthClient) -> dict:
     created = {"createdAt": base.pop("createdAt"), "createdBy": base.pop("createdBy")}
     return base | {
         "tokenSettings": base.pop("tokenSettings")
-        | {"tokenFormat": "opaque", "refreshTokenRotation": False, "reuseInterval": 0},
+        | {"tokenFormat": "opaque", "refreshTokenRotation": True, "reuseInterval": 0},
         "pkceSettings": {
             "required": _pkce(client),
             "allowPlainChallenge": False,
             "supportedMethods": ["S256"],
         },
-        "consent": {"requireConsent": False, "skipConsentForFirstParty": True, "consentLifetime": 0},
+        "consent": {"requireConsent": True, "skipConsentForFirstParty": False, "consentLifetime": 0},
         "security": {
             "requireClientAuthentication": client.client_type == OAuthClient.ClientType.CONFIDENTIAL,
             "allowedAuthMethods": ["client_secret_basic", "client_secret_post"],
@@ -142,7 +128,7 @@ def client_detail(client: OAuthClient) -> dict:
             "totalTokenRequests": client.token_requests,
             "successfulTokenRequests": client.successful_token_requests,
             "failedTokenRequests": client.failed_token_requests,
-            "activeTokenCount": client.tokens.filter(expires_at__gt=timezone.now()).count(),
+            "activeTokenCount": svc.active_token_count(client),
             "lastUsedAt": iso_ms(client.last_used_at),
             "lastUsedFromIp": client.last_used_ip or None,
             "firstUsedAt": iso_ms(client.first_used_at),
@@ -165,6 +151,14 @@ def _uri_list(**kwargs):
 
 def _scope_list(**kwargs):
     return serializers.ListField(child=serializers.CharField(max_length=200), max_length=100, **kwargs)
+
+
+class TokenSettingsInputSerializer(serializers.Serializer):
+    accessTokenLifetime = serializers.IntegerField(required=False, help_text="Seconds.")
+    refreshTokenLifetime = serializers.IntegerField(required=False, help_text="Seconds.")
+
+    class Meta:
+        ref_name = "OAuthClientTokenSettingsInput"
 
 
 @extend_schema(tags=["oauth-clients"])
@@ -191,6 +185,7 @@ class OAuthClientViewSet(TenantViewSet):
         allowedOrigins = _uri_list(required=False, default=list)
         ipWhitelist = _scope_list(required=False, default=list)
         toolPatterns = _scope_list(required=False, default=list)
+        tokenSettings = TokenSettingsInputSerializer(required=False, default=dict)
 
         class Meta:
             ref_name = "OAuthClientCreateInput"
@@ -205,6 +200,7 @@ class OAuthClientViewSet(TenantViewSet):
         allowedOrigins = _uri_list(required=False)
         ipWhitelist = _scope_list(required=False)
         toolPatterns = _scope_list(required=False)
+        tokenSettings = TokenSettingsInputSerializer(required=False)
         status = serializers.ChoiceField(choices=["active", "inactive"], required=False)
 
         class Meta:
@@ -251,6 +247,7 @@ class OAuthClientViewSet(TenantViewSet):
             allowed_origins=data["allowedOrigins"],
             ip_whitelist=data["ipWhitelist"],
             tool_patterns=data["toolPatterns"],
+            token_settings=dict(data["tokenSettings"]),
         )
         client, secret = svc.oauth_client_create(
             tenant=self.tenant, spec=spec, actor=actor_of(request), request_id=request.request_id
@@ -389,130 +386,3 @@ class ServiceAccountCreateApi(TenantAPIView):
             "tenant": tenant_ref(self.tenant),
         }
         return envelope(body, message="Service account created. Store the secret now: it is not shown again.")
-
-
-class LimitedFormParser(FormParser):
-    """application/x-www-form-urlencoded with the 1 MiB body limit."""
-
-    def parse(self, stream, media_type=None, parser_context=None):
-        import io
-
-        return super().parse(io.BytesIO(read_limited(stream)), media_type, parser_context)
-
-
-class OAuthTokenApi(PublicAPIView):
-    """POST /oauth/token: the client-credentials grant (RFC 6749 section 4.4), form-encoded, with
-    client_secret_basic or client_secret_post. Errors in the RFC's shape, not the /api/v1 envelope."""
-
-    parser_classes = [LimitedFormParser]
-
-    class FormSerializer(serializers.Serializer):
-        grant_type = serializers.CharField()
-        client_id = serializers.CharField(required=False)
-        client_secret = serializers.CharField(required=False)
-        scope = serializers.CharField(required=False)
-
-        class Meta:
-            ref_name = "OAuthTokenForm"
-
-    @extend_schema(
-        operation_id="oauth_token",
-        summary="Issue an access token (client credentials)",
-        request={"application/x-www-form-urlencoded": FormSerializer},
-        responses={
-            200: record(
-                "OAuthTokenResponse",
-                access_token=text(),
-                token_type=text(),
-                expires_in=serializers.IntegerField(),
-                scope=text(),
-            ),
-            400: record("OAuthTokenError", error=text(), error_description=text()),
-            401: record("OAuthTokenError401", error=text(), error_description=text()),
-            429: record("OAuthTokenError429", error=text(), error_description=text()),
-        },
-        tags=["auth"],
-        auth=[],
-    )
-    def post(self, request):
-        rate_limit_hit([Bucket("oauth-token-ip", client_ip(request) or "-", settings.RATE_LIMIT_LOGIN)])
-        form = request.data
-        client_id, client_secret, basic = _client_credentials(request, form)
-        grant = _single(form, "grant_type")
-        if not grant:
-            raise svc.OAuthError("invalid_request", "grant_type is required.")
-        token = svc.token_issue(
-            request=svc.TokenRequest(
-                grant_type=grant,
-                client_id=client_id,
-                client_secret=client_secret,
-                scope=_single(form, "scope"),
-                basic=basic,
-                ip=client_ip(request),
-                request_id=request.request_id,
-            )
-        )
-        return _no_store(Response(token))
-
-    def handle_exception(self, exc):
-        return _no_store(_oauth_error_response(exc)) or super().handle_exception(exc)
-
-
-def _single(form, name: str) -> str | None:
-    values = form.getlist(name) if hasattr(form, "getlist") else [form.get(name)]
-    values = [v for v in values if v is not None]
-    if len(values) > 1:
-        raise svc.OAuthError("invalid_request", f"{name} was given more than once.")
-    return values[0] if values else None
-
-
-def _client_credentials(request, form) -> tuple[str, str, bool]:
-    header = request.META.get("HTTP_AUTHORIZATION", "")
-    posted_id, posted_secret = _single(form, "client_id"), _single(form, "client_secret")
-    if header.lower().startswith("basic "):
-        if posted_secret:
-            raise svc.OAuthError("invalid_request", "Use one client authentication method, not two.")
-        try:
-            decoded = base64.b64decode(header[6:].strip(), validate=True).decode("utf-8")
-            client_id, _, secret = decoded.partition(":")
-        except (binascii.Error, UnicodeDecodeError, ValueError):
-            raise svc.OAuthError(
-                "invalid_client", "Malformed Basic credentials.", status=401, basic=True
-            ) from None
-        return _plain(unquote(client_id), True), _plain(unquote(secret), True), True
-    if not posted_id:
-        raise svc.OAuthError("invalid_client", "Client authentication is required.", status=401, basic=True)
-    return _plain(posted_id, False), _plain(posted_secret or "", False), False
-
-
-def _plain(value: str, basic: bool) -> str:
-    """Client ids and secrets are short printable strings; anything else cannot match one."""
-    if len(value) > 256 or has_control(value):
-        raise svc.OAuthError("invalid_client", "Client authentication failed.", status=401, basic=basic)
-    return value
-
-
-def _oauth_error_response(exc) -> Response | None:
-    if isinstance(exc, svc.OAuthError):
-        response = Response({"error": exc.error, "error_description": exc.description}, status=exc.status)
-        if exc.status == 401:
-            response["WWW-Authenticate"] = 'Basic realm="oauth"' if exc.basic else 'Bearer realm="oauth"'
-        return response
-    if isinstance(exc, ApiError) and exc.status_code == 429:
-        response = Response({"error": "slow_down", "error_description": exc.message}, status=429)
-        response["Retry-After"] = exc.headers.get("Retry-After", "60")
-        return response
-    if isinstance(exc, ApiError | APIException):
-        status = getattr(exc, "status_code", 400)
-        description = getattr(exc, "message", None) or str(getattr(exc, "detail", exc))
-        if status == 415:
-            description = "The body must be application/x-www-form-urlencoded."
-        return Response({"error": "invalid_request", "error_description": description}, status=status)
-    return None
-
-
-def _no_store(response):
-    if response is not None:
-        response["Cache-Control"] = "no-store"
-        response["Pragma"] = "no-cache"
-    return response

@@ -1,44 +1,27 @@
-"""OAuth clients, service accounts and the client-credentials grant of POST /oauth/token."""
+"""OAuth clients and service accounts: the records behind the OAuth 2 provider (adminops/provider.py)."""
 
 from __future__ import annotations
 
-import hmac
 from dataclasses import dataclass, field
-from datetime import timedelta
 from urllib.parse import urlsplit
 
 from django.db import IntegrityError, transaction
 from django.utils import timezone
+from oauth2_provider.models import get_access_token_model, get_grant_model, get_refresh_token_model
 
 from adminops.audit import audit_record
-from adminops.keys import (
-    OAUTH_TOKEN_PREFIX,
-    SERVICE_CLIENT_PREFIX,
-    SERVICE_SECRET_PREFIX,
-    keyed_hash,
-    random_token,
-)
-from adminops.models import OAuthAccessToken, OAuthClient, ServiceAccount, Tenant
-from adminops.netaddr import ip_allowed
+from adminops.keys import SERVICE_CLIENT_PREFIX, SERVICE_SECRET_PREFIX, random_token
+from adminops.models import OAuthClient, ServiceAccount, Tenant
 from adminops.people import person
+from adminops.provider import GRANT_TYPES, LIFETIME_BOUNDS
 from adminops.scopes import DEFAULT_SERVICE_PERMISSIONS, service_scopes
 from adminops.services.api_keys import ip_whitelist_check, scopes_check
 from config.api.errors import Conflict, ResourceNotFound, value_error
 from config.api.timestamps import iso_ms
 
-# Token lifetimes in seconds, named-endpoints 5's defaults. Only access tokens are issued today; the
-# refresh and ID token lifetimes are what those tokens will have once their grants exist.
-ACCESS_TOKEN_LIFETIME = 3600
-REFRESH_TOKEN_LIFETIME = 86400
-ID_TOKEN_LIFETIME = 3600
-GRANT_TYPES = ("client_credentials", "authorization_code", "refresh_token")
 SERVICE_ACCOUNT_LIMIT = 25
 CATEGORY = "oauth_clients"
 _LOCAL_HOSTS = {"localhost", "127.0.0.1", "::1"}
-
-
-def secret_hash(raw: str) -> str:
-    return keyed_hash("oauth-client-secret", raw)
 
 
 @dataclass
@@ -52,14 +35,11 @@ class ClientSpec:
     allowed_origins: list[str] = field(default_factory=list)
     ip_whitelist: list[str] = field(default_factory=list)
     tool_patterns: list[str] = field(default_factory=list)
+    token_settings: dict = field(default_factory=dict)  # {accessTokenLifetime?, refreshTokenLifetime?}
 
 
 def _check_client(spec: ClientSpec) -> None:
-    bad_grants = [g for g in spec.grant_types if g not in GRANT_TYPES]
-    if bad_grants or not spec.grant_types:
-        raise value_error("grantTypes", f"Allowed grant types: {', '.join(GRANT_TYPES)}.")
-    if spec.client_type == OAuthClient.ClientType.PUBLIC and "client_credentials" in spec.grant_types:
-        raise value_error("grantTypes", "A public client cannot use the client_credentials grant.")
+    _check_grants(spec)
     for index, uri in enumerate(spec.redirect_uris):
         problem = _redirect_problem(uri)
         if problem:
@@ -72,6 +52,21 @@ def _check_client(spec: ClientSpec) -> None:
             raise value_error(("allowedOrigins", index), "An origin is scheme://host[:port].")
     scopes_check(spec.scopes)
     ip_whitelist_check(spec.ip_whitelist)
+    for name, seconds in spec.token_settings.items():
+        low, high = LIFETIME_BOUNDS[name]
+        if not low <= seconds <= high:
+            raise value_error(("tokenSettings", name), f"Seconds from {low} to {high}.")
+
+
+def _check_grants(spec: ClientSpec) -> None:
+    """Only grants the provider serves, and only combinations it can honour."""
+    grants = spec.grant_types
+    if not grants or any(g not in GRANT_TYPES for g in grants):
+        raise value_error("grantTypes", f"Allowed grant types: {', '.join(GRANT_TYPES)}.")
+    if spec.client_type == OAuthClient.ClientType.PUBLIC and "client_credentials" in grants:
+        raise value_error("grantTypes", "A public client cannot use the client_credentials grant.")
+    if "refresh_token" in grants and "authorization_code" not in grants:
+        raise value_error("grantTypes", "Refresh tokens are issued with the authorization_code grant only.")
 
 
 def _redirect_problem(uri: str) -> str | None:
@@ -102,7 +97,8 @@ def oauth_client_create(
                 name=spec.name,
                 description=spec.description,
                 client_id=random_token("client_", 18),
-                secret_hash=secret_hash(secret) if secret else "",
+                client_secret=secret or "",
+                hash_client_secret=secret is not None,  # a public client has no secret to hash
                 client_type=spec.client_type,
                 redirect_uris=spec.redirect_uris,
                 grant_types=spec.grant_types,
@@ -110,6 +106,7 @@ def oauth_client_create(
                 tool_patterns=spec.tool_patterns,
                 allowed_origins=spec.allowed_origins,
                 ip_whitelist=spec.ip_whitelist,
+                token_settings=spec.token_settings,
                 created_by=person(actor),
             )
             _audit(tenant, client, "OAUTH_CLIENT_CREATED", actor, request_id, {"scopes": spec.scopes})
@@ -152,6 +149,7 @@ _PATCHABLE = {
     "allowedOrigins": "allowed_origins",
     "ipWhitelist": "ip_whitelist",
     "toolPatterns": "tool_patterns",
+    "tokenSettings": "token_settings",
     "status": "status",
 }
 
@@ -161,9 +159,11 @@ def oauth_client_update(
 ) -> tuple[OAuthClient, dict]:
     """Apply the given fields (arrays replace wholesale); `status: inactive` revokes its tokens."""
     with transaction.atomic():
-        client = OAuthClient.objects.select_for_update().get(id=client.id, tenant=tenant)
+        client = OAuthClient.objects.select_for_update(of=("self",)).get(id=client.id, tenant=tenant)
         if client.status == OAuthClient.Status.DELETED:
             raise ResourceNotFound("OAuth client not found.", code="OAUTH_CLIENT_NOT_FOUND")
+        if "tokenSettings" in changes:
+            changes["tokenSettings"] = client.token_settings | changes["tokenSettings"]
         diff = _diff(client, changes)
         for api_name in diff:
             setattr(client, _PATCHABLE[api_name], changes[api_name])
@@ -174,7 +174,7 @@ def oauth_client_update(
         client.save()
         revoked = 0
         if client.status != OAuthClient.Status.ACTIVE:
-            revoked = _revoke_tokens(client)
+            revoked = oauth_tokens_revoke(client)
         _audit(
             tenant,
             client,
@@ -195,6 +195,7 @@ def _spec_of(client: OAuthClient) -> ClientSpec:
         scopes=client.scopes,
         allowed_origins=client.allowed_origins,
         ip_whitelist=client.ip_whitelist,
+        token_settings=client.token_settings,
     )
 
 
@@ -214,16 +215,28 @@ def _diff(client: OAuthClient, changes: dict) -> dict:
     return diff
 
 
-def _revoke_tokens(owner) -> int:
-    count, _ = owner.tokens.all().delete()
-    return count
+def active_token_count(client: OAuthClient) -> int:
+    return get_access_token_model().objects.filter(application=client, expires__gt=timezone.now()).count()
+
+
+def oauth_tokens_revoke(client: OAuthClient) -> int:
+    """Every token and pending code of the client stops working at once; returns the live access
+    tokens revoked. Refresh tokens stay as revoked rows, so a replay is still recognised."""
+    live = active_token_count(client)
+    now = timezone.now()
+    get_refresh_token_model().objects.filter(application=client, revoked__isnull=True).update(
+        revoked=now, updated=now
+    )
+    get_access_token_model().objects.filter(application=client).delete()
+    get_grant_model().objects.filter(application=client).delete()
+    return live
 
 
 def oauth_client_delete(
     *, tenant: Tenant, client: OAuthClient, actor: dict, request_id: str
 ) -> tuple[OAuthClient, int, str]:
     with transaction.atomic():
-        client = OAuthClient.objects.select_for_update().get(id=client.id, tenant=tenant)
+        client = OAuthClient.objects.select_for_update(of=("self",)).get(id=client.id, tenant=tenant)
         if client.status == OAuthClient.Status.DELETED:
             raise Conflict(
                 "This OAuth client was already deleted.",
@@ -231,15 +244,13 @@ def oauth_client_delete(
                 details={"deletedAt": iso_ms(client.deleted_at)},
             )
         previous = client.status
-        active = client.tokens.filter(expires_at__gt=timezone.now()).count()
-        _revoke_tokens(client)
+        active = oauth_tokens_revoke(client)
         client.status, client.deleted_at, client.deleted_by = (
             OAuthClient.Status.DELETED,
             timezone.now(),
             person(actor),
         )
-        client.secret_hash = ""  # a deleted client can never authenticate again
-        client.save()
+        client.save()  # a deleted client is not usable (OAuthClient.is_usable)
         _audit(tenant, client, "OAUTH_CLIENT_DELETED", actor, request_id, {"tokensRevoked": active})
     return client, active, previous
 
@@ -249,13 +260,13 @@ def oauth_client_rotate_secret(
 ) -> tuple[OAuthClient, str]:
     """A new secret at once; the old one stops working. Issued tokens stay valid until they expire."""
     with transaction.atomic():
-        client = OAuthClient.objects.select_for_update().get(id=client.id, tenant=tenant)
+        client = OAuthClient.objects.select_for_update(of=("self",)).get(id=client.id, tenant=tenant)
         if client.status == OAuthClient.Status.DELETED:
             raise ResourceNotFound("OAuth client not found.", code="OAUTH_CLIENT_NOT_FOUND")
         if client.client_type != OAuthClient.ClientType.CONFIDENTIAL:
             raise Conflict("A public client has no secret to rotate.", code="OAUTH_CLIENT_PUBLIC")
         secret = random_token("cs_")
-        client.secret_hash = secret_hash(secret)
+        client.client_secret, client.hash_client_secret = secret, True  # hashed when saved
         client.last_secret_rotated_at = timezone.now()
         client.secret_rotation_count += 1
         client.updated_at, client.updated_by = client.last_secret_rotated_at, person(actor)
@@ -280,12 +291,22 @@ def service_account_create(*, tenant: Tenant, actor: dict, request_id: str) -> t
                 f"The tenant has reached the maximum of {SERVICE_ACCOUNT_LIMIT} service accounts.",
                 code="SERVICE_ACCOUNT_LIMIT_REACHED",
             )
+        permissions = list(DEFAULT_SERVICE_PERMISSIONS)
+        client_id = random_token(SERVICE_CLIENT_PREFIX, 18)
+        client = OAuthClient.objects.create(
+            tenant=tenant,
+            name=client_id,  # never shown; unique without looking
+            client_id=client_id,
+            client_secret=secret,
+            grant_types=["client_credentials"],
+            scopes=service_scopes(permissions),
+            created_by=person(actor),
+        )
         account = ServiceAccount.objects.create(
             tenant=tenant,
             name=_service_account_name(tenant),
-            client_id=random_token(SERVICE_CLIENT_PREFIX, 18),
-            secret_hash=secret_hash(secret),
-            permissions=list(DEFAULT_SERVICE_PERMISSIONS),
+            oauth_client=client,
+            permissions=permissions,
             created_by=person(actor),
         )
         audit_record(
@@ -309,122 +330,23 @@ def _service_account_name(tenant: Tenant) -> str:
     return name
 
 
-class OAuthError(Exception):
-    """An RFC 6749 section 5.2 error of the token endpoint."""
-
-    def __init__(self, error: str, description: str, *, status: int = 400, basic: bool = False) -> None:
-        super().__init__(description)
-        self.error, self.description, self.status, self.basic = error, description, status, basic
-
-
-@dataclass(frozen=True)
-class TokenRequest:
-    grant_type: str
-    client_id: str
-    client_secret: str
-    scope: str | None
-    basic: bool  # the client authenticated with client_secret_basic
-    ip: str | None
-    request_id: str
-
-
-def token_issue(*, request: TokenRequest) -> dict:
-    if request.grant_type != "client_credentials":
-        raise OAuthError("unsupported_grant_type", "Only the client_credentials grant is supported.")
-    owner = _authenticate_client(request)
-    granted = _granted_scopes(owner, request)
-    raw = random_token(OAUTH_TOKEN_PREFIX)
-    now = timezone.now()
+def service_account_status_set(*, account: ServiceAccount, status: str) -> None:
+    """The console's switch: an inactive account's client is unusable and its tokens revoked."""
     with transaction.atomic():
-        OAuthAccessToken.objects.create(
-            token_hash=keyed_hash("oauth-token", raw),
-            tenant_id=owner.tenant_id,
-            client=owner if isinstance(owner, OAuthClient) else None,
-            service_account=owner if isinstance(owner, ServiceAccount) else None,
-            scopes=granted,
-            expires_at=now + timedelta(seconds=ACCESS_TOKEN_LIFETIME),
-        )
-        _note_use(owner, request.ip, ok=True)
-        _audit_token(owner, request, "OAUTH_TOKEN_ISSUED", "success", {"scopes": granted})
-    return {
-        "access_token": raw,
-        "token_type": "Bearer",
-        "expires_in": ACCESS_TOKEN_LIFETIME,
-        "scope": " ".join(granted),
-    }
+        account.status = status
+        account.save(update_fields=["status"])
+        active = status == ServiceAccount.Status.ACTIVE
+        client = account.oauth_client
+        client.status = OAuthClient.Status.ACTIVE if active else OAuthClient.Status.INACTIVE
+        client.save(update_fields=["status"])
+        if not active:
+            oauth_tokens_revoke(client)
 
 
-def _authenticate_client(request: TokenRequest):
-    invalid = OAuthError("invalid_client", "Client authentication failed.", status=401, basic=request.basic)
-    if request.client_id.startswith(SERVICE_CLIENT_PREFIX):
-        owner = ServiceAccount.objects.select_related("tenant").filter(client_id=request.client_id).first()
-    else:
-        owner = OAuthClient.objects.select_related("tenant").filter(client_id=request.client_id).first()
-    if owner is None or not owner.secret_hash or not request.client_secret:
-        raise invalid
-    if not hmac.compare_digest(owner.secret_hash, secret_hash(request.client_secret)):
-        with transaction.atomic():
-            _note_use(owner, request.ip, ok=False)
-            _audit_token(owner, request, "OAUTH_TOKEN_DENIED", "failure", {"reason": "invalid_client_secret"})
-        raise invalid
-    if owner.status != "active" or owner.tenant.status != Tenant.Status.ACTIVE:
-        raise invalid
-    if isinstance(owner, OAuthClient):
-        if "client_credentials" not in owner.grant_types:
-            raise OAuthError("unauthorized_client", "This client may not use the client_credentials grant.")
-        if not ip_allowed(request.ip, owner.ip_whitelist):
-            raise OAuthError(
-                "invalid_client",
-                "Token requests from this address are not allowed.",
-                status=401,
-                basic=request.basic,
-            )
-    return owner
+def oauth_tokens_purge() -> int:
+    """Expired tokens and codes are useless; the cleanup job removes them (the library's sweep)."""
+    from oauth2_provider.models import clear_expired
 
-
-def _granted_scopes(owner, request: TokenRequest) -> list[str]:
-    allowed = owner.scopes if isinstance(owner, OAuthClient) else service_scopes(owner.permissions)
-    if request.scope is None or not request.scope.strip():
-        return list(allowed)
-    wanted = request.scope.split()
-    extra = [s for s in wanted if s not in allowed]
-    if extra:
-        raise OAuthError("invalid_scope", f"Scope(s) not granted to this client: {' '.join(extra)}.")
-    return list(dict.fromkeys(wanted))
-
-
-def _note_use(owner, ip: str | None, *, ok: bool) -> None:
-    # Token requests are rare compared with API calls; a row update per request is fine here.
-    from django.db.models import F
-
-    now = timezone.now()
-    if isinstance(owner, ServiceAccount):
-        if ok:
-            ServiceAccount.objects.filter(id=owner.id).update(last_used_at=now)
-        return
-    changes = {"token_requests": F("token_requests") + 1, "last_used_at": now, "last_used_ip": ip or ""}
-    changes["successful_token_requests" if ok else "failed_token_requests"] = (
-        F("successful_token_requests" if ok else "failed_token_requests") + 1
-    )
-    OAuthClient.objects.filter(id=owner.id).update(**changes)
-    OAuthClient.objects.filter(id=owner.id, first_used_at__isnull=True).update(first_used_at=now)
-
-
-def _audit_token(owner, request: TokenRequest, action: str, status: str, details: dict) -> None:
-    kind = "service_account" if isinstance(owner, ServiceAccount) else "oauth_client"
-    audit_record(
-        tenant=owner.tenant,
-        action=action,
-        category="authentication",
-        actor={"type": kind, "id": str(owner.id), "name": owner.name, "email": "", "ipAddress": request.ip},
-        resource={"type": kind, "id": str(owner.id), "name": owner.name},
-        details={"clientId": owner.client_id, "grantType": request.grant_type, **details},
-        status=status,
-        request_id=request.request_id,
-    )
-
-
-def oauth_tokens_purge(*, now=None) -> int:
-    """Expired access tokens are useless; the cleanup job removes their rows."""
-    count, _ = OAuthAccessToken.objects.filter(expires_at__lte=now or timezone.now()).delete()
-    return count
+    before = get_access_token_model().objects.count()
+    clear_expired()
+    return max(before - get_access_token_model().objects.count(), 0)

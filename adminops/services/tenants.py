@@ -74,7 +74,7 @@ def tenant_delete(*, tenant: Tenant, actor: dict, request_id: str) -> dict:
             "users": len(member_ids),
             "credentials": credential_count(tenant),
             "apiKeys": tenant.api_keys.count(),
-            "oauthClients": tenant.oauth_clients.count(),
+            "oauthClients": tenant.oauth_clients.registered().count(),
             "serviceAccounts": tenant.service_accounts.count(),
         }
         audit_record(

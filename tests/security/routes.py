@@ -77,6 +77,14 @@ REQUIRES: dict[tuple[str, str], Need] = {
     ("api/v1/admin/jobs/trigger", "POST"): SUPER,
     ("api/v1/admin/jobs/{job_name}/stats", "GET"): SUPER,
     ("oauth/token", "POST"): PUBLIC,
+    ("oauth/revoke", "POST"): PUBLIC,  # client authentication is the request itself (RFC 7009)
+    ("oauth/introspect", "POST"): PUBLIC,  # likewise (RFC 7662)
+    ("oauth/authorize", "GET"): PUBLIC,  # the consent page: a browser session, sign-in first
+    ("oauth/authorize", "POST"): PUBLIC,
+    ("oauth/authorize", "PUT"): PUBLIC,  # Django's form views take PUT as POST
+    ("oauth/login", "GET"): PUBLIC,
+    ("oauth/login", "POST"): PUBLIC,
+    ("oauth/login", "PUT"): PUBLIC,
     ("api/v1/credentials", "GET"): VAULT_READ,
     ("api/v1/credentials", "POST"): VAULT_WRITE,
     ("api/v1/credentials/{integration_id}/details", "GET"): VAULT_READ,

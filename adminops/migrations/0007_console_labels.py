@@ -6,7 +6,7 @@ from django.db import migrations
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('adminops', '0005_identity_realm'),
+        ('adminops', '0006_oauth_clients_on_django_oauth_toolkit'),
     ]
 
     operations = [
