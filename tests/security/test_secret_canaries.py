@@ -124,18 +124,18 @@ def console_pages(tenant, secret: str) -> list[str]:
         expires_at=timezone.now() + timedelta(hours=1),
     )
     pages = []
-    for model, path in [
-        (AuditEntry, "adminops/auditentry"),
-        (Approval, "toolhub/approval"),
-        (Credential, "vault/credential"),
-        (ApiKey, "adminops/apikey"),
-        (OAuthClient, "adminops/oauthclient"),
-        (ServiceAccount, "adminops/serviceaccount"),
+    for rows, path in [
+        (AuditEntry.objects, "adminops/auditentry"),
+        (Approval.objects, "toolhub/approval"),
+        (Credential.objects, "vault/credential"),
+        (ApiKey.objects, "adminops/apikey"),
+        (OAuthClient.objects.registered(), "adminops/oauthclient"),  # not service accounts' own
+        (ServiceAccount.objects, "adminops/serviceaccount"),
     ]:
         pages.append(f"/admin/{path}/")
         pages += [
             f"/admin/{path}/{pk}/change/"
-            for pk in model.objects.filter(tenant_id=tenant.id).values_list("pk", flat=True)
+            for pk in rows.filter(tenant_id=tenant.id).values_list("pk", flat=True)
         ]
     return pages
 
