@@ -150,7 +150,10 @@ OAUTH2_PROVIDER = {
     "REFRESH_TOKEN_EXPIRE_SECONDS": 90 * 86400,  # the cap; each client's own lifetime is shorter
     "AUTHORIZATION_CODE_EXPIRE_SECONDS": 60,
     "REQUEST_APPROVAL_PROMPT": "force",
-    "ALLOWED_REDIRECT_URI_SCHEMES": ["http", "https"],  # http for localhost only (adminops.services.oauth)
+    "COMPLIANT_BCP_RFC9700_IMPLICIT_GRANT": True,  # no implicit grant
+    "COMPLIANT_BCP_RFC9700_PASSWORD_GRANT": True,  # no resource-owner password grant
+    "COMPLIANT_BCP_RFC9700_AUTHZ_RESPONSE_ISS": True,  # `iss` on the authorization response (RFC 9207)
+    "ALLOWED_REDIRECT_URI_SCHEMES": ["https"],  # an authorization code never travels in plain text
 }
 
 REDIS_URL = env("REDIS_URL", default=None)

@@ -21,7 +21,6 @@ from config.api.timestamps import iso_ms
 
 SERVICE_ACCOUNT_LIMIT = 25
 CATEGORY = "oauth_clients"
-_LOCAL_HOSTS = {"localhost", "127.0.0.1", "::1"}
 
 
 @dataclass
@@ -78,9 +77,9 @@ def _redirect_problem(uri: str) -> str | None:
         return "A redirect URI must be an absolute URL."
     if parts.fragment:
         return "A redirect URI must not contain a fragment."
-    if parts.scheme == "https" or (parts.scheme == "http" and parts.hostname in _LOCAL_HOSTS):
+    if parts.scheme == "https":
         return None
-    return "A redirect URI must use https (http is allowed only for localhost)."
+    return "A redirect URI must use https."
 
 
 def oauth_client_create(

@@ -16,7 +16,7 @@ from tests import factories
 from tests.browser import needs_chromium, screenshot
 
 pytestmark = [needs_chromium, pytest.mark.django_db(transaction=True)]
-CALLBACK = "http://localhost:8765/callback"  # never contacted: the browser's request is intercepted
+CALLBACK = "https://reports.example/callback"  # never contacted: the browser's request is intercepted
 
 
 def test_a_third_party_app_gets_a_token_through_the_consent_page(browser, live_server, tenant):

@@ -119,9 +119,14 @@ def test_bad_clients_are_refused(as_owner, fields, status, field):
     assert not OAuthClient.objects.exists()
 
 
-def test_http_redirects_are_allowed_for_localhost_only(as_owner):
+def test_redirects_must_be_https_even_on_localhost(as_owner):
+    for uri in ("http://localhost:3000/cb", "http://app.example/cb"):
+        error = assert_error(
+            create(as_owner, grantTypes=["authorization_code"], redirectUris=[uri]), 422, "VALIDATION_ERROR"
+        )
+        assert "https" in str(error["details"]), error
     data = assert_ok(
-        create(as_owner, grantTypes=["authorization_code"], redirectUris=["http://localhost:3000/cb"])
+        create(as_owner, grantTypes=["authorization_code"], redirectUris=["https://app.example/cb"])
     )
     assert data["pkceRequired"] is True
 
