@@ -51,7 +51,7 @@ class LimitedFormParser(FormParser):
 
 
 def _error(name: str):
-    return record(name, error=text(), error_description=text())
+    return record(name, error=text(), error_description=text(required=False))  # optional (RFC 6749 5.2)
 
 
 class ProviderApi(OAuthLibMixin, PublicAPIView):
