@@ -19,8 +19,10 @@ from django.templatetags.static import static
 from django.utils import timezone
 from django.utils.html import format_html
 
+from adminops.audit import client_ip
 from adminops.models import Membership, Role, Tenant
 from adminops.people import person_label
+from adminops.principals import Principal
 from adminops.services.identity import CONSOLE_ROLES
 from adminops.tenancy import effective_roles
 
@@ -28,6 +30,18 @@ TENANT_ADMIN = frozenset({Role.TENANT_ADMIN})
 APPROVERS = frozenset({Role.APPROVER})
 AUDITORS = frozenset({Role.AUDIT_VIEWER})
 EVERY_CONSOLE_ROLE = CONSOLE_ROLES
+
+
+def console_actor(request) -> dict:
+    """The signed-in console user as the audit trail's actor of what they do on a page."""
+    return Principal.of_user(request.user).as_actor(client_ip(request))
+
+
+def adopt(obj, created) -> None:
+    """Point a page's unsaved form object at the row a service created in its place."""
+    obj.pk = created.pk
+    obj._state.adding = False  # Model._state: Django's documented per-instance state
+    obj.refresh_from_db()
 
 
 def console_roles(request) -> dict[uuid.UUID, frozenset[str]]:

@@ -19,10 +19,11 @@ from adminops.console import (  # noqa: F401 (TenantFilter: other apps' pages im
     TENANT_ADMIN,
     TenantFilter,
     TenantScopedAdmin,
+    adopt,
+    console_actor,
     person_field,
 )
 from adminops.models import ApiKey, Membership, OAuthClient, ServiceAccount, Tenant, User
-from adminops.people import user_person
 from adminops.scopes import SCOPES, split_list, unknown_scopes
 from adminops.services.api_keys import pinned_connections_check
 from adminops.services.identity import (
@@ -93,11 +94,6 @@ class TenantUserAdmin(MembershipsThroughService, UserAdmin):
     inlines = [MembershipInline]
 
 
-def _actor(request) -> dict:
-    person = user_person(request.user) or {}
-    return {"type": "user", **person, "ipAddress": request.META.get("REMOTE_ADDR")}
-
-
 def _shown_once(request, title: str, values: list[tuple[str, str]], continue_url: str):
     context = {
         "title": title,
@@ -122,13 +118,6 @@ class ShownOnceAdminMixin:
             url = reverse(f"admin:{obj._meta.app_label}_{obj._meta.model_name}_change", args=[obj.pk])
             return _shown_once(request, f"{self.shown_once_label} {obj.name}", shown, url)
         return super().response_add(request, obj, post_url_continue)
-
-
-def _adopt(obj, created) -> None:
-    """Point the admin's unsaved form object at the row the service created."""
-    obj.pk = created.pk
-    obj._state.adding = False
-    obj.refresh_from_db()
 
 
 class PinnedConnectionsForm(forms.ModelForm):
@@ -216,13 +205,13 @@ class ApiKeyAdmin(TenantScopedAdmin, ShownOnceAdminMixin, admin.ModelAdmin):
             name=obj.name,
             scopes=form.cleaned_data["scopes_text"],
             environment=obj.environment,
-            actor=_actor(request),
+            actor=console_actor(request),
             created_by=request.user,
             description=obj.description,
             expires_at=obj.expires_at,
             connections=form.cleaned_data.get("connections") or {},
         )
-        _adopt(obj, key)
+        adopt(obj, key)
         request.shown_once = [("API key", raw)]
 
     shown_once_label = "API key"
@@ -305,9 +294,9 @@ class OAuthClientAdmin(TenantScopedAdmin, ShownOnceAdminMixin, admin.ModelAdmin)
             grant_types=["client_credentials"],
             scopes=form.cleaned_data["scopes_text"],
         )
-        actor = _actor(request)
+        actor = console_actor(request)
         client, secret = oauth_client_create(tenant=obj.tenant, spec=spec, actor=actor, request_id="")
-        _adopt(obj, client)
+        adopt(obj, client)
         request.shown_once = [("client_id", client.client_id), ("client_secret", secret)]
 
     shown_once_label = "OAuth client"
@@ -338,8 +327,10 @@ class ServiceAccountAdmin(TenantScopedAdmin, ShownOnceAdminMixin, admin.ModelAdm
             super().save_model(request, obj, form, change)
             service_account_status_set(account=obj, status=obj.status)
             return
-        account, secret = service_account_create(tenant=obj.tenant, actor=_actor(request), request_id="")
-        _adopt(obj, account)
+        account, secret = service_account_create(
+            tenant=obj.tenant, actor=console_actor(request), request_id=""
+        )
+        adopt(obj, account)
         request.shown_once = [("client_id", account.client_id), ("client_secret", secret)]
 
     shown_once_label = "Service account"

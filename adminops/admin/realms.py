@@ -1,16 +1,88 @@
-"""Identity realms (DESIGN section 17), shown to tenant admins. They are written through
-/api/v1/admin/realms, which checks the issuer against the outbound guard, audits the change and drops
-the realm's cached keys."""
+"""Identity realms (DESIGN section 17) in the console, for tenant admins. Every change goes through
+the service the API uses (`adminops.services.realms`): the same checks as /api/v1/admin/realms
+(an HTTPS issuer the outbound guard allows, known roles), audited, and the realm's cached signing
+keys dropped."""
 
+from django import forms
 from django.contrib import admin
 
-from adminops.console import TENANT_ADMIN, ReadOnlyAdmin, TenantFilter, TenantScopedAdmin
+from adminops.apis.realms import RealmInputSerializer
+from adminops.console import TENANT_ADMIN, TenantFilter, TenantScopedAdmin, adopt, console_actor
 from adminops.models import IdentityRealm
+from adminops.services import realms as svc
+from config.api.errors import ApiError
+
+EDITABLE = ("name", "issuer", "audience", "jwks_url", "username_claim", "roles_claim", "role_mapping")
+
+
+class IdentityRealmForm(forms.ModelForm):
+    class Meta:
+        model = IdentityRealm
+        fields = ("tenant", *EDITABLE)
+        help_texts = {
+            "role_mapping": 'External role → this service\'s role, e.g. {"helpdesk": "integration_viewer"}.',
+            "jwks_url": "Blank: the issuer's discovery document names it.",
+        }
+
+    def clean(self):
+        cleaned = super().clean()
+        values = {api: cleaned.get(field) for api, field in svc.FIELDS.items() if field in cleaned}
+        checked = RealmInputSerializer(data={**values, "jwksUrl": values.get("jwksUrl") or None})
+        for name, problems in ({} if checked.is_valid() else checked.errors).items():
+            self.add_error(svc.FIELDS.get(name), "; ".join(str(p) for p in _flat(problems)))
+        rest = [name for name in ("issuer", "jwksUrl", "roleMapping") if svc.FIELDS[name] not in self.errors]
+        try:  # URLs in HTTPS and allowed by the outbound guard, external role names
+            svc.realm_values_check({name: values[name] for name in rest if name in values})
+        except ApiError as exc:
+            for name, message in (exc.details or {}).items():
+                self.add_error(svc.FIELDS.get(name), message)
+        tenant = cleaned.get("tenant") or getattr(self.instance, "tenant", None)
+        others = IdentityRealm.objects.filter(tenant=tenant, name=cleaned.get("name")).exclude(
+            pk=self.instance.pk
+        )
+        if tenant is not None and others.exists():
+            self.add_error("name", "The tenant has an identity realm of this name already.")
+        return cleaned
+
+    def api_values(self) -> dict:
+        """The changed settings in the API's names, as the service takes them."""
+        names = {field: api for api, field in svc.FIELDS.items()}
+        return {names[field]: self.cleaned_data[field] for field in self.changed_data if field in names}
+
+
+def _flat(problems):
+    if isinstance(problems, dict):
+        return [f"{key}: {p}" for key, value in problems.items() for p in _flat(value)]
+    return problems if isinstance(problems, list) else [problems]
 
 
 @admin.register(IdentityRealm)
-class IdentityRealmAdmin(ReadOnlyAdmin, TenantScopedAdmin, admin.ModelAdmin):
+class IdentityRealmAdmin(TenantScopedAdmin, admin.ModelAdmin):
+    form = IdentityRealmForm
     list_display = ("name", "tenant", "issuer", "audience", "created_at")
     search_fields = ("name", "issuer", "tenant__name")
     list_filter = (TenantFilter,)
-    view_roles = TENANT_ADMIN
+    change_roles = TENANT_ADMIN
+    readonly_fields = ("created_at", "updated_at")
+
+    def has_delete_permission(self, request, obj=None):
+        # Deleting goes through the service too (audited, keys dropped): the realm's tenant admins.
+        return request.user.is_superuser or self._allows(request, self.change_roles, obj)
+
+    def save_model(self, request, obj, form, change):
+        actor = console_actor(request)
+        if change:
+            if form.api_values():
+                realm = IdentityRealm.objects.get(pk=obj.pk)
+                svc.realm_update(realm=realm, changes=form.api_values(), actor=actor, request_id="")
+            obj.refresh_from_db()
+            return
+        values = {api: form.cleaned_data[field] for api, field in svc.FIELDS.items()}
+        adopt(obj, svc.realm_create(tenant=obj.tenant, values=values, actor=actor, request_id=""))
+
+    def delete_model(self, request, obj):
+        svc.realm_delete(realm=obj, actor=console_actor(request), request_id="")
+
+    def delete_queryset(self, request, queryset):
+        for realm in queryset:
+            self.delete_model(request, realm)

@@ -31,7 +31,7 @@ FIELDS = {
 
 def realm_create(*, tenant: Tenant, values: dict, actor: dict, request_id: str) -> IdentityRealm:
     """`values` in API names; `name`, `issuer`, `audience` and `roleMapping` required."""
-    _check(values)
+    realm_values_check(values)
     if IdentityRealm.objects.filter(tenant=tenant, name=values["name"]).exists():
         raise _duplicate(values["name"])
     realm = IdentityRealm(tenant=tenant, created_by=person(actor) or {})
@@ -48,7 +48,7 @@ def realm_create(*, tenant: Tenant, values: dict, actor: dict, request_id: str) 
 
 def realm_update(*, realm: IdentityRealm, changes: dict, actor: dict, request_id: str) -> IdentityRealm:
     """Replace the given settings (`roleMapping` whole); the realm's cached keys are dropped."""
-    _check(changes)
+    realm_values_check(changes)
     changes = _stored(changes)
     others = IdentityRealm.objects.filter(tenant_id=realm.tenant_id).exclude(id=realm.id)
     if "name" in changes and others.filter(name=changes["name"]).exists():
@@ -90,7 +90,9 @@ def _stored(values: dict) -> dict:
     return {name: (value or "") if name == "jwksUrl" else value for name, value in values.items()}
 
 
-def _check(values: dict) -> None:
+def realm_values_check(values: dict) -> None:
+    """422 naming the field for a bad issuer or JWKS URL (not HTTPS, or refused by the outbound
+    guard) or role mapping; `values` in API names, any subset."""
     for field in ("issuer", "jwksUrl"):
         if values.get(field):
             https_url_check(field, values[field])

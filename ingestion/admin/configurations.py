@@ -13,9 +13,7 @@ from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
 from django.views.decorators.http import require_POST
 
-from adminops.audit import client_ip
-from adminops.console import TENANT_ADMIN, TenantScopedAdmin
-from adminops.principals import Principal
+from adminops.console import TENANT_ADMIN, TenantScopedAdmin, console_actor
 from config.api.errors import ApiError
 from ingestion.admin.display import labelled, run_status
 from ingestion.models import SyncConfiguration, SyncRun
@@ -23,10 +21,6 @@ from ingestion.services.configurations import sync_configuration_delete, sync_co
 
 RUNS_SHOWN = 10
 RUN_COLUMNS = ("Queued", "Status", "Kind", "Succeeded", "Failed", "Error")
-
-
-def console_actor(request) -> dict:
-    return Principal.of_user(request.user).as_actor(client_ip(request))
 
 
 def _latest(field: str) -> Subquery:

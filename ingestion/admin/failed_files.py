@@ -11,10 +11,9 @@ from django.contrib import admin, messages
 from django.contrib.admin.views.main import ChangeList
 from django.utils.html import format_html
 
-from adminops.console import TENANT_ADMIN, TenantScopedAdmin
+from adminops.console import TENANT_ADMIN, TenantScopedAdmin, console_actor
 from adminops.models import Tenant
 from config.api.errors import ApiError
-from ingestion.admin.configurations import console_actor
 from ingestion.models import FailedFileRow
 from ingestion.services.retry import failed_files_retry
 

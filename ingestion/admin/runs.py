@@ -6,8 +6,7 @@ from __future__ import annotations
 from django.contrib import admin, messages
 from django.utils.html import format_html_join
 
-from adminops.console import TENANT_ADMIN, ReadOnlyAdmin, TenantScopedAdmin
-from ingestion.admin.configurations import console_actor
+from adminops.console import TENANT_ADMIN, ReadOnlyAdmin, TenantScopedAdmin, console_actor
 from ingestion.admin.display import actor_text, may_act, run_status
 from ingestion.models import SyncRun, SyncRunItem
 from ingestion.services.runs import sync_run_stop

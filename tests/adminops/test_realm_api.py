@@ -134,16 +134,45 @@ def test_another_tenants_realm_is_not_found(as_owner, as_outsider):
     assert IdentityRealm.objects.get().audience == "integration-api"
 
 
-def test_tenant_admins_see_their_own_realms_in_the_console_read_only(client, owner, tenant, other_tenant):
-    ours = IdentityRealm.objects.create(tenant=tenant, name="acme-sso", issuer=ISSUER, audience="a")
+def test_tenant_admins_register_change_and_remove_their_realms_in_the_console(
+    client, owner, tenant, other_tenant
+):
     IdentityRealm.objects.create(tenant=other_tenant, name="globex-sso", issuer=ISSUER, audience="a")
     console_access_sync(user_ids=[owner.id])  # a tenant admin is staff
     client.force_login(owner)
+    page = "/admin/adminops/identityrealm/"
+    form = {
+        "tenant": str(tenant.id),
+        "name": "acme-sso",
+        "issuer": "http://idp.acme.test/realms/acme",
+        "audience": "integration-api",
+        "jwks_url": "",
+        "username_claim": "preferred_username",
+        "roles_claim": "roles",
+        "role_mapping": '{"helpdesk": "integration_viewer", "boss": "super_admin"}',
+    }
 
-    listing = client.get("/admin/adminops/identityrealm/")
+    refused = client.post(f"{page}add/", form)
+    assert refused.status_code == 200 and not IdentityRealm.objects.filter(tenant=tenant).exists()
+    errors = refused.context["adminform"].form.errors
+    assert set(errors) == {"issuer", "role_mapping"}, errors
 
-    assert listing.status_code == 200
-    assert "acme-sso" in listing.content.decode() and "globex-sso" not in listing.content.decode()
-    assert client.get("/admin/adminops/identityrealm/add/").status_code == 403
-    changed = client.post(f"/admin/adminops/identityrealm/{ours.id}/change/", {"name": "renamed"})
-    assert changed.status_code == 403 and IdentityRealm.objects.get(id=ours.id).name == "acme-sso"
+    form |= {"issuer": ISSUER, "role_mapping": '{"helpdesk": "integration_viewer"}'}
+    assert client.post(f"{page}add/", form).status_code == 302
+    realm = IdentityRealm.objects.get(tenant=tenant)
+    assert (realm.name, realm.role_mapping) == ("acme-sso", {"helpdesk": "integration_viewer"})
+    listing = client.get(page).content.decode()
+    assert "acme-sso" in listing and "globex-sso" not in listing
+
+    changed = client.post(f"{page}{realm.id}/change/", form | {"audience": "reports"})
+    assert changed.status_code == 302 and IdentityRealm.objects.get(id=realm.id).audience == "reports"
+    assert client.post(f"{page}{realm.id}/delete/", {"post": "yes"}).status_code == 302
+    assert not IdentityRealm.objects.filter(tenant=tenant).exists()
+
+    actions = AuditEntry.objects.filter(tenant_id=tenant.id, category="identity_realms").order_by("timestamp")
+    assert [(e.action, e.actor["name"]) for e in actions] == [
+        ("REALM_CREATED", "owner"),
+        ("REALM_UPDATED", "owner"),
+        ("REALM_DELETED", "owner"),
+    ]
+    assert actions[1].details["changed"] == ["audience"]
