@@ -1,7 +1,8 @@
 """The console in a real browser, as its users meet it: an approver approves one call and rejects
 another (with a reason) on their pages, and the API sees both decisions; an auditor filters the
 audit trail, opens an entry with its chain position and verification, and finds approvals they
-may read but not decide. Screenshots (1400 px wide) go to var/screenshots/."""
+may read but not decide; a viewer gets no console at all. Screenshots (1400 px wide) go to
+var/screenshots/."""
 
 from __future__ import annotations
 
@@ -118,3 +119,17 @@ def test_an_auditor_filters_the_trail_opens_an_entry_and_cannot_decide(
     page.goto(f"{live_server.url}{QUEUE}{first.id}/change/")
     assert "Acme Corp" in page.inner_text(".console-json")
     assert page.locator("button[name=approve], button[name=reject]").count() == 0
+
+
+def test_a_viewer_gets_no_console_and_no_approval_actions(browser, live_server, tenant, three_pending):
+    tenant_user_create(
+        tenant=tenant, username="demo-viewer", password=factories.PASSWORD, roles=["integration_viewer"]
+    )
+    page = console_login(browser, live_server, "demo-viewer", factories.PASSWORD, QUEUE)
+    assert page.url.startswith(f"{live_server.url}/admin/login/")
+    assert "staff account" in page.inner_text(".errornote")
+    first, *_ = three_pending
+    page.goto(f"{live_server.url}{QUEUE}{first.id}/change/")
+    assert page.url.startswith(f"{live_server.url}/admin/login/")
+    assert page.locator("button[name=approve], button[name=reject], select[name=action]").count() == 0
+    assert Approval.objects.filter(status="pending").count() == 3
