@@ -18,6 +18,7 @@ from django.db import models
 from django.templatetags.static import static
 from django.utils import timezone
 from django.utils.html import format_html
+from django.utils.text import capfirst
 
 from adminops.audit import client_ip
 from adminops.models import Membership, Role, Tenant
@@ -116,6 +117,11 @@ class TenantScopedAdmin:
         if request.user.is_superuser:
             return super().has_delete_permission(request, obj)
         return False
+
+    def changelist_view(self, request, extra_context=None):
+        # Titled as the index names the page ("Approval queue"), not "Select approval to view".
+        title = capfirst(self.model._meta.verbose_name_plural)
+        return super().changelist_view(request, {"title": title, **(extra_context or {})})
 
     def get_queryset(self, request):
         queryset = super().get_queryset(request)
