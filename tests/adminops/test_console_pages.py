@@ -106,6 +106,13 @@ def test_an_altered_entry_is_reported_on_its_page(auditor, activity):
         )
     page = auditor.get(f"{AUDIT}{entry.id}/change/").content.decode()
     assert "icon-alert.svg" in page and "altered after it was written" in page
+    following = AuditEntry.objects.get(chain=entry.chain, seq=entry.seq + 1)
+    with connection.cursor() as cursor:  # a link cut: the next entry names another predecessor
+        cursor.execute(
+            "UPDATE adminops_auditentry SET prev_hash = %s WHERE id = %s", ["0" * 64, following.id.hex]
+        )
+    page = auditor.get(f"{AUDIT}{following.id}/change/").content.decode()
+    assert "icon-alert.svg" in page and "altered after it was written" in page  # its own hash covers it
 
 
 def test_an_expired_credential_is_a_warning_and_people_are_names(client, tenant, credential):
