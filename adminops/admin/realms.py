@@ -5,6 +5,7 @@ keys dropped."""
 
 from django import forms
 from django.contrib import admin
+from django.db import models
 
 from adminops.apis.realms import RealmInputSerializer
 from adminops.console import TENANT_ADMIN, TenantFilter, TenantScopedAdmin, adopt, console_actor
@@ -15,8 +16,16 @@ from config.api.errors import ApiError
 EDITABLE = ("name", "issuer", "audience", "jwks_url", "username_claim", "roles_claim", "role_mapping")
 
 
+def _https_urls(field, **kwargs):
+    """Form fields of the model's fields; a URL typed without a scheme means HTTPS."""
+    if isinstance(field, models.URLField):
+        kwargs["assume_scheme"] = "https"
+    return field.formfield(**kwargs)
+
+
 class IdentityRealmForm(forms.ModelForm):
     class Meta:
+        formfield_callback = _https_urls
         model = IdentityRealm
         fields = ("tenant", *EDITABLE)
         help_texts = {
@@ -59,6 +68,7 @@ def _flat(problems):
 @admin.register(IdentityRealm)
 class IdentityRealmAdmin(TenantScopedAdmin, admin.ModelAdmin):
     form = IdentityRealmForm
+    formfield_overrides = {models.URLField: {"assume_scheme": "https"}}  # issuers are HTTPS
     list_display = ("name", "tenant", "issuer", "audience", "created_at")
     search_fields = ("name", "issuer", "tenant__name")
     list_filter = (TenantFilter,)
