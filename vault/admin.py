@@ -6,14 +6,24 @@ from __future__ import annotations
 
 from django.contrib import admin
 
-from adminops.console import ReadOnlyAdmin, person_field, warning
+from adminops.console import (
+    TENANT_ADMIN,
+    ReadOnlyAdmin,
+    TenantFilter,
+    TenantScopedAdmin,
+    person_field,
+    warning,
+)
 from vault.models import Credential, DataKey, DekRotation
 
 _SECRET_COLUMNS = ("access_token", "refresh_token", "secrets")
 
 
 @admin.register(Credential)
-class CredentialAdmin(ReadOnlyAdmin, admin.ModelAdmin):
+class CredentialAdmin(ReadOnlyAdmin, TenantScopedAdmin, admin.ModelAdmin):
+    """Superusers see every tenant's credentials, a tenant admin their tenants' (read-only)."""
+
+    view_roles = TENANT_ADMIN
     list_display = (
         "integration_id",
         "name",
@@ -24,7 +34,7 @@ class CredentialAdmin(ReadOnlyAdmin, admin.ModelAdmin):
         "expires_at",
         "created_at",
     )
-    list_filter = ("auth_type", "status", "is_expired", "expires_at", "tenant")
+    list_filter = ("auth_type", "status", "is_expired", "expires_at", TenantFilter)
     search_fields = ("integration_id", "name", "description")
     list_select_related = ("tenant",)
     exclude = (*_SECRET_COLUMNS, "is_expired", "created_by", "updated_by", "deleted_by")

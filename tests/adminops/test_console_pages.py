@@ -14,6 +14,7 @@ from adminops.models import AuditEntry
 from adminops.services.identity import tenant_user_create
 from tests import factories
 from tests.helpers import assert_ok
+from tests.toolhub.support import make_credential
 from vault.models import Credential
 
 pytestmark = pytest.mark.django_db
@@ -125,6 +126,25 @@ def test_an_expired_credential_is_a_warning_and_people_are_names(client, tenant,
     assert "icon-alert.svg" in page and "icon-yes.svg" not in page
     assert re.search(r'field-created_by_person.*?<div class="readonly">owner</div>', page, re.S)
     assert "&quot;id&quot;" not in page  # a person, not JSON
+
+
+def test_a_tenant_admin_reads_their_tenants_credentials_and_nothing_else(
+    client, tenant, other_tenant, credential
+):
+    theirs = make_credential(other_tenant, "globex-itsm", access_token="globex-plain-0002")
+    admin_user = tenant_user_create(
+        tenant=tenant, username="tina", password=factories.PASSWORD, roles=["tenant_admin"]
+    )
+    client.force_login(admin_user)
+    listing = client.get("/admin/vault/credential/").content.decode()
+    assert "itsm-prod-001" in result_table(listing) and "ak-plain-0001" not in listing
+    assert "globex-itsm" not in listing
+    assert client.get(f"/admin/vault/credential/{theirs.id}/change/").status_code == 302
+    page = client.get(f"/admin/vault/credential/{credential.id}/change/")
+    assert page.status_code == 200 and 'name="_save"' not in page.content.decode()
+    assert client.post(f"/admin/vault/credential/{credential.id}/change/", {"name": "x"}).status_code == 403
+    assert client.post(f"/admin/vault/credential/{credential.id}/delete/", {"post": "yes"}).status_code == 403
+    assert Credential.objects.get(id=credential.id).name == "ITSM"
 
 
 def test_the_index_names_sections_and_pages_plainly_and_has_no_groups(client):
