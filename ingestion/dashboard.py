@@ -8,23 +8,15 @@ from datetime import timedelta
 from django.conf import settings
 from django.db.models import Count
 
-from adminops.charts import BAD, GOOD, INFO, QUIET, WARN, Bar, bar_chart
+from adminops.charts import BAD, Bar, bar_chart
 from adminops.console import TENANT_ADMIN
 from adminops.dashboard import Panel, Scope, dashboard_panel
+from ingestion.admin.display import RUN_STATUS
 from ingestion.models import FailedFileRow, SyncRun
 from ingestion.services.failed_files import retention_cutoff
 
 DAYS = 7
 Status = SyncRun.Status
-# (status, what a person calls it, colour)
-STATUSES = (
-    (Status.QUEUED, "Queued", QUIET),
-    (Status.RUNNING, "Running", INFO),
-    (Status.SUCCESS, "Succeeded", GOOD),
-    (Status.PARTIAL, "Partly failed", WARN),
-    (Status.FAILED, "Failed", BAD),
-    (Status.STOPPED, "Stopped", QUIET),
-)
 
 
 @dashboard_panel(roles=TENANT_ADMIN, order=50)
@@ -34,7 +26,7 @@ def sync_runs_by_status(scope: Scope) -> Panel:
     counts = dict(runs.values_list("status").annotate(runs=Count("id")).values_list("status", "runs"))
     bars = [
         Bar(label, counts.get(status, 0), colour, scope.changelist(SyncRun, status__exact=status))
-        for status, label, colour in STATUSES
+        for status, (_symbol, label, colour) in RUN_STATUS.items()
     ]
     total = sum(counts.values())
     failing = counts.get(Status.FAILED, 0) + counts.get(Status.PARTIAL, 0)

@@ -77,7 +77,7 @@ class IdentityRealmAdmin(TenantScopedAdmin, admin.ModelAdmin):
 
     def has_delete_permission(self, request, obj=None):
         # Deleting goes through the service too (audited, keys dropped): the realm's tenant admins.
-        return request.user.is_superuser or self._allows(request, self.change_roles, obj)
+        return self.allows(request, self.change_roles, obj)
 
     def save_model(self, request, obj, form, change):
         actor = console_actor(request)

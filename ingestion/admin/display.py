@@ -7,7 +7,6 @@ from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 
 from adminops.charts import BAD, GOOD, INFO, QUIET, WARN
-from adminops.console import console_tenant_ids
 from ingestion.models import SyncRun
 
 # status -> (symbol, what a person calls it, colour); the word carries the meaning, not the colour.
@@ -48,8 +47,3 @@ def labelled(values: dict | None, empty: str = "—") -> SafeString | str:
     return format_html(
         "<ul style='margin:0;padding-left:1em'>{}</ul>", format_html_join("", "<li><b>{}</b>: {}</li>", items)
     )
-
-
-def may_act(request, tenant_id, roles) -> bool:
-    """Superusers anywhere; others in the tenants where they hold one of `roles`."""
-    return request.user.is_superuser or tenant_id in console_tenant_ids(request, roles)

@@ -71,7 +71,7 @@ class FailedFileAdmin(TenantScopedAdmin, admin.ModelAdmin):
         return False
 
     def has_retry_permission(self, request) -> bool:
-        return request.user.is_superuser or bool(self.scoped_tenant_ids(request, TENANT_ADMIN))
+        return self.allows(request, TENANT_ADMIN)
 
     @admin.display(description="file", ordering="file_name")
     def file(self, row: FailedFileRow) -> str:

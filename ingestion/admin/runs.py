@@ -7,7 +7,7 @@ from django.contrib import admin, messages
 from django.utils.html import format_html_join
 
 from adminops.console import TENANT_ADMIN, ReadOnlyAdmin, TenantScopedAdmin, console_actor
-from ingestion.admin.display import actor_text, may_act, run_status
+from ingestion.admin.display import actor_text, run_status
 from ingestion.models import SyncRun, SyncRunItem
 from ingestion.services.runs import sync_run_stop
 
@@ -80,7 +80,7 @@ class SyncRunAdmin(ReadOnlyAdmin, TenantScopedAdmin, admin.ModelAdmin):
     @admin.action(description="Stop run (a queued run at once, a running one at its next document)")
     def stop_runs(self, request, queryset):
         for run in queryset.select_related("configuration__tenant"):
-            if not may_act(request, run.tenant_id, TENANT_ADMIN):
+            if not self.allows(request, TENANT_ADMIN, run):
                 self.message_user(request, f"{run.public_id}: not one of your tenants' runs.", messages.ERROR)
                 continue
             stopped = sync_run_stop(run=run, actor=console_actor(request))

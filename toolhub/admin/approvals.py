@@ -16,8 +16,15 @@ from django.utils import timezone
 from django.utils.html import format_html
 from django.utils.timesince import timesince, timeuntil
 
-from adminops.audit import client_ip
-from adminops.console import APPROVERS, AUDITORS, TenantScopedAdmin, json_block, to_the_second, warning
+from adminops.console import (
+    APPROVERS,
+    AUDITORS,
+    TenantScopedAdmin,
+    console_actor,
+    json_block,
+    to_the_second,
+    warning,
+)
 from adminops.people import person_label
 from adminops.principals import Principal
 from config.api.errors import ApiError
@@ -65,10 +72,7 @@ class ApprovalAdmin(TenantScopedAdmin, admin.ModelAdmin):
 
     def has_decide_permission(self, request, obj=None):
         """Approvers of the approval's tenant (any of theirs without one); superusers anywhere."""
-        if request.user.is_superuser:
-            return True
-        tenants = self.scoped_tenant_ids(request, APPROVERS)
-        return bool(tenants) and (obj is None or obj.tenant_id in tenants)
+        return self.allows(request, APPROVERS, obj)
 
     @admin.display(description="tool", ordering="tool_key")
     def tool(self, approval: Approval) -> str:
@@ -202,7 +206,7 @@ class ApprovalAdmin(TenantScopedAdmin, admin.ModelAdmin):
                     approve=approve,
                     reason=reason,
                     decider=principal,
-                    actor=principal.as_actor(client_ip(request)),
+                    actor=console_actor(request),
                 )
             except ApiError as exc:
                 self.message_user(request, f"{approval.tool_key}: {exc.message}", messages.ERROR)
