@@ -12,12 +12,10 @@ from rest_framework_simplejwt.authentication import JWTAuthentication
 from rest_framework_simplejwt.exceptions import InvalidToken, TokenError
 
 from adminops.keys import looks_like_api_key, looks_like_oauth_token
-from adminops.models import Membership
 from adminops.netaddr import ip_allowed
 from adminops.principals import Principal
 from adminops.realms import realm_authenticate
-from adminops.scopes import scopes_within_roles
-from adminops.selectors import api_key_find
+from adminops.selectors import api_key_find, member_scopes
 from config.api.errors import Forbidden, NotAuthenticated
 
 BEARER_CHALLENGE = 'Bearer realm="api"'
@@ -93,12 +91,9 @@ def oauth_token_principal(token) -> Principal | None:
         )
     scopes, name, email = token.scope.split(), client.name, ""
     if token.user_id is not None:
-        roles = Membership.objects.filter(user_id=token.user_id, tenant_id=client.tenant_id).values_list(
-            "roles", flat=True
-        )
-        if not roles:
+        scopes = member_scopes(user_id=token.user_id, tenant_id=client.tenant_id, scopes=scopes)
+        if scopes is None:
             return None
-        scopes = scopes_within_roles(scopes, roles[0])
         name, email = f"{client.name} for {token.user.username}", token.user.email
     return Principal(
         kind="oauth_client",

@@ -10,7 +10,8 @@ from django.utils import timezone
 
 from adminops.authcache import cached_lookup
 from adminops.keys import api_key_hash
-from adminops.models import ApiKey, OAuthClient, Tenant
+from adminops.models import ApiKey, Membership, OAuthClient, Tenant
+from adminops.scopes import scopes_within_roles
 from config.api.errors import InvalidParameter, ResourceNotFound
 from config.api.ids import prefixed_uuid
 
@@ -100,3 +101,10 @@ def audit_entries(*, tenant_id: uuid.UUID, filters: dict):
     if filters.get("to"):
         entries = entries.filter(timestamp__lte=filters["to"])
     return entries.order_by("-timestamp", "-seq")
+
+
+def member_scopes(*, user_id, tenant_id, scopes: list[str]) -> list[str] | None:
+    """`scopes` narrowed to what the user's roles in the tenant allow an application acting for
+    them (adminops.scopes.ROLE_SCOPES); None when the user is no member of the tenant."""
+    roles = Membership.objects.filter(user_id=user_id, tenant_id=tenant_id).values_list("roles", flat=True)
+    return scopes_within_roles(scopes, roles[0]) if roles else None

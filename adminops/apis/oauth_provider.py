@@ -26,9 +26,9 @@ from rest_framework.response import Response
 
 from adminops.apis.fields import has_control, record, text
 from adminops.audit import client_ip
-from adminops.models import Membership, OAuthClient
+from adminops.models import OAuthClient
 from adminops.provider import client_authentication_failed
-from adminops.scopes import scopes_within_roles
+from adminops.selectors import member_scopes
 from config.api.errors import ApiError
 from config.api.parsers import read_limited
 from config.api.ratelimit import Bucket, rate_limit_hit
@@ -232,10 +232,10 @@ class OAuthAuthorizeView(AuthorizationView):
 
 def _member_may_allow(user, credentials: dict, scopes: list[str]) -> None:
     client = OAuthClient.objects.get(client_id=credentials["client_id"])
-    roles = Membership.objects.filter(user=user, tenant_id=client.tenant_id).values_list("roles", flat=True)
-    if not roles:
+    allowed = member_scopes(user_id=user.pk, tenant_id=client.tenant_id, scopes=scopes)
+    if allowed is None:
         problem = "You are not a member of this application's workspace."
-    elif len(scopes_within_roles(scopes, roles[0])) < len(scopes):
+    elif len(allowed) < len(scopes):
         problem = "Your roles do not allow every scope this application asks for."
     else:
         return
