@@ -3,7 +3,7 @@ the verification of a realm's token into a principal. Writes live in `adminops.s
 
 Keys: the issuer's discovery document (`{issuer}/.well-known/openid-configuration`) names
 `jwks_uri`, unless the realm names its JWKS URL itself; both are read through the outbound client
-(guard, timeouts). The JWK set is kept in the Django cache per realm for
+(guard, timeouts). The JWK set is kept per realm in a generation cache (`config.gencache`) for
 `REALM_JWKS_CACHE_SECONDS`; a write to the realm drops it (`realm_keys_forget`). A token whose `kid`
 is not in the cached set makes the set be read again, at most once per
 `REALM_JWKS_REFETCH_SECONDS` per realm, so that made-up `kid`s cannot make us hammer the issuer.
@@ -26,6 +26,7 @@ from adminops.models import IdentityRealm, Tenant
 from adminops.principals import Principal
 from adminops.tenancy import tenant_id_hint
 from config.api.errors import NotAuthenticated, ResourceNotFound, ServiceUnavailable
+from config.gencache import GenerationCache
 from integrations.http import OutboundRefused, outbound_session
 
 logger = logging.getLogger(__name__)
@@ -190,13 +191,18 @@ def _actor_id(subject: str) -> str:
 # ---- keys
 
 
-def _keys_key(realm_id) -> str:
-    return f"realm-jwks:{realm_id}"
+REALM_KEYS = GenerationCache("realm-jwks", ttl=settings.REALM_JWKS_CACHE_SECONDS)
+
+
+def _refetch_key(realm_id) -> str:
+    return f"realm-jwks-refetch:{realm_id}"
 
 
 def realm_keys_forget(realm_id) -> None:
-    """Drop a realm's cached keys (its issuer or JWKS URL changed, or it was deleted)."""
-    _cache_call(cache.delete_many, [_keys_key(realm_id), f"realm-jwks-refetch:{realm_id}"])
+    """Drop a realm's cached keys (its issuer or JWKS URL changed, or it was deleted), now and once
+    the change commits, and let its next unknown `kid` read the keys at once."""
+    REALM_KEYS.invalidate(scope=str(realm_id))
+    _cache_call(cache.delete, _refetch_key(realm_id))
 
 
 def _signing_key(realm: IdentityRealm, kid, alg: str) -> jwt.PyJWK:
@@ -224,19 +230,22 @@ def _key_in(jwks: dict, kid, alg: str) -> jwt.PyJWK | None:
 
 
 def _refetch_allowed(realm: IdentityRealm) -> bool:
-    added = _cache_call(cache.add, f"realm-jwks-refetch:{realm.id}", 1, settings.REALM_JWKS_REFETCH_SECONDS)
+    added = _cache_call(cache.add, _refetch_key(realm.id), 1, settings.REALM_JWKS_REFETCH_SECONDS)
     return added is not False
 
 
 def _jwks(realm: IdentityRealm, *, refresh: bool = False) -> tuple[dict, bool]:
     """(the realm's JWK set, whether it was read from the issuer just now)."""
-    if not refresh:
-        cached = _cache_call(cache.get, _keys_key(realm.id))
-        if cached is not None:
-            return cached, False
-    jwks = _fetch_jwks(realm)
-    _cache_call(cache.set, _keys_key(realm.id), jwks, settings.REALM_JWKS_CACHE_SECONDS)
-    return jwks, True
+    scope = str(realm.id)
+    if refresh:
+        REALM_KEYS.invalidate(scope=scope)
+    fetched = []
+
+    def fetch() -> dict:
+        fetched.append(True)
+        return _fetch_jwks(realm)
+
+    return REALM_KEYS.lookup(scope, fetch, scope=scope), bool(fetched)
 
 
 def _fetch_jwks(realm: IdentityRealm) -> dict:

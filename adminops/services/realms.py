@@ -62,7 +62,7 @@ def realm_update(*, realm: IdentityRealm, changes: dict, actor: dict, request_id
             realm.updated_at, realm.updated_by = timezone.now(), person(actor) or {}
             realm.save()
             _audit(realm, "REALM_UPDATED", actor, request_id, details={"changed": changed})
-            _forget_keys(realm)
+            realm_keys_forget(realm.id)
     except IntegrityError:
         raise _duplicate(changes["name"]) from None
     return realm
@@ -72,17 +72,9 @@ def realm_delete(*, realm: IdentityRealm, actor: dict, request_id: str) -> dict:
     with transaction.atomic():
         snapshot = {"id": realm.public_id, "name": realm.name}
         _audit(realm, "REALM_DELETED", actor, request_id, details=_settings(realm))
-        _forget_keys(realm)
+        realm_keys_forget(realm.id)
         realm.delete()
     return snapshot | {"deleted": True, "deletedAt": timezone.now(), "deletedBy": person(actor)}
-
-
-def _forget_keys(realm: IdentityRealm) -> None:
-    # Now, and again once committed: a request that read the old row before the commit may have
-    # cached the old issuer's keys in between.
-    realm_id = realm.id
-    realm_keys_forget(realm_id)
-    transaction.on_commit(lambda: realm_keys_forget(realm_id))
 
 
 def _stored(values: dict) -> dict:
