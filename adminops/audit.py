@@ -3,11 +3,16 @@ each tenant's entries linked by HMAC hash chains that `verify_audit_chain` check
 
 A tenant's entries go to a small, fixed set of chains (`AUDIT_CHAIN_STRIPES`, named `<tenant>`,
 `<tenant>.1`, `<tenant>.2`, ...), each an independent, verifiable HMAC chain with its own head row.
-A writer locks the first head no other transaction holds (`FOR UPDATE SKIP LOCKED`), so two
-concurrent audited changes of one tenant do not wait for each other's COMMIT; with no contention
-every entry goes to the first chain. A transaction that already holds a head always gets it again
-(its own lock is never skipped), so it never waits on its tenant's heads. docs/decisions.md has the
-reasoning."""
+Moving a head is a compare-and-set that skips a head another transaction holds
+(`FOR UPDATE SKIP LOCKED`), so two concurrent audited changes of one tenant never wait for each
+other's COMMIT.
+
+Each thread remembers the head it last moved, per tenant, and links its next entry to it: one
+UPDATE moves the head, one INSERT writes the entry. When that head has moved on or is held (another
+writer took it), the writer locks the first free head after it (in chain order, wrapping round), so
+writers that met on one chain part and then each keep their own; with no contention every entry goes
+to the first chain. A transaction that already holds a head gets it again (its own lock is never
+skipped), so it never waits on its tenant's heads. docs/decisions.md has the reasoning."""
 
 from __future__ import annotations
 
@@ -15,12 +20,13 @@ import hashlib
 import hmac
 import json
 import os
+import threading
 from datetime import UTC
 from functools import cache
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Q
+from django.db.models import Case, Q, When
 from django.utils import timezone
 
 from adminops.models import AuditChainHead, AuditEntry
@@ -57,13 +63,41 @@ def audit_record(
 ) -> AuditEntry:
     """Append one entry to the tenant's chain (the platform chain when `tenant` is None)."""
     entry = _new_entry(tenant, action, category, actor, resource, details, status, request_id)
+    owner = _owner(tenant)
+    last = _LAST_HEADS.by_owner.get(owner)
     # No savepoint of its own inside the caller's transaction: an entry that fails to write must
     # fail the change it records anyway.
     with transaction.atomic(savepoint=False):
-        _link(entry, *_locked_head(_owner(tenant)))
+        if last is None or not _head_move(entry, *last):
+            locked = _locked_head(owner, after=last[0] if last else None)
+            if not _head_move(entry, *locked):  # a locked head cannot move: never a fork
+                raise RuntimeError(f"The audit chain head {locked[0]} moved while locked.")
         entry.save(force_insert=True)
-        AuditChainHead.objects.filter(chain=entry.chain).update(seq=entry.seq, last_hash=entry.hash)
+    # Also when the transaction rolls back later: the head then is not where this says, and the
+    # next entry's compare-and-set finds so and takes a locked head.
+    _LAST_HEADS.by_owner[owner] = (entry.chain, entry.seq, entry.hash)
     return entry
+
+
+class _LastHeads(threading.local):
+    """Per thread, as Django's connections are: owner -> (chain, seq, hash) of the head it moved
+    last."""
+
+    def __init__(self) -> None:
+        self.by_owner: dict[str, tuple[str, int, str]] = {}
+
+
+_LAST_HEADS = _LastHeads()
+
+
+def _head_move(entry: AuditEntry, chain: str, seq: int, last_hash: str) -> bool:
+    """Link `entry` after the head (seq, last_hash) of `chain` and move the head onto it, if the head
+    is still there and no other transaction holds it (this one's own lock is never skipped). The
+    head stays locked until the caller's transaction ends."""
+    _link(entry, chain, seq, last_hash)
+    current = AuditChainHead.objects.filter(chain=chain, last_hash=last_hash)  # a hash names one entry
+    free = current.select_for_update(skip_locked=True).values("chain")
+    return AuditChainHead.objects.filter(chain__in=free).update(seq=entry.seq, last_hash=entry.hash) == 1
 
 
 def _owner(tenant) -> str:
@@ -114,27 +148,31 @@ def on_tenant_created(sender, instance, created: bool, raw: bool = False, **kwar
         audit_chains_open(str(instance.pk))
 
 
-def _locked_head(owner: str) -> tuple[str, int, str]:
+def _locked_head(owner: str, *, after: str | None = None) -> tuple[str, int, str]:
     """(chain, seq, last hash) of one of `owner`'s chains, its head locked until the caller's
-    transaction ends."""
+    transaction ends: the first free one after the chain `after` (wrapping round), else the first."""
     names = owner_chains(owner)
-    row = _free_head(names)
+    row = _free_head(names, after)
     if row is None:
         # Either some heads do not exist yet (a tenant older than its stripes, or more stripes
         # configured) or every one is held by another transaction.
         audit_chains_open(owner)
-        row = _free_head(names)
+        row = _free_head(names, after)
     if row is None:  # more concurrent writers than chains: wait for one, a different one per process
         head = AuditChainHead.objects.select_for_update().get(chain=names[os.getpid() % len(names)])
         row = (head.chain, head.seq, head.last_hash)
     return row
 
 
-def _free_head(names: list[str]) -> tuple[str, int, str] | None:
-    """The first of these heads no other transaction holds, locked until the caller's transaction
-    ends. On a database without row locks (SQLite) the lock clause is left out: it serialises
-    writers itself."""
-    heads = AuditChainHead.objects.filter(chain__in=names).order_by("chain")
+def _free_head(names: list[str], after: str | None) -> tuple[str, int, str] | None:
+    """The first of these heads no other transaction holds, in chain order starting after the chain
+    `after`, locked until the caller's transaction ends. On a database without row locks (SQLite)
+    the lock clause is left out: it serialises writers itself."""
+    heads = AuditChainHead.objects.filter(chain__in=names)
+    if after is not None:
+        heads = heads.order_by(Case(When(chain__gt=after, then=0), default=1), "chain")
+    else:
+        heads = heads.order_by("chain")
     return heads.select_for_update(skip_locked=True).values_list("chain", "seq", "last_hash").first()
 
 

@@ -10,10 +10,12 @@ class VaultConfig(AppConfig):
         from django.db.models.signals import post_delete, post_save
 
         from vault import checks, jobs, keyring, seeding, usecache  # noqa: F401  (registers checks, jobs, demo data)
-        from vault.models import Credential
+        from vault.models import Credential, DataKey
 
         post_save.connect(usecache.on_save, sender=Credential, dispatch_uid="vault-use-save")
         post_delete.connect(usecache.on_delete, sender=Credential, dispatch_uid="vault-use-delete")
+        post_save.connect(keyring.on_data_key_write, sender=DataKey, dispatch_uid="vault-dek-save")
+        post_delete.connect(keyring.on_data_key_write, sender=DataKey, dispatch_uid="vault-dek-delete")
 
         # A malformed VAULT_MASTER_KEYS stops every process at start-up (ImproperlyConfigured);
         # a wrong key stops `migrate` (checks.py) and answers 503 on first use (keyring.py).

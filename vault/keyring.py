@@ -7,6 +7,9 @@ key (DEK) per tenant and version; the DEKs encrypt the secret fields.
   whose fingerprint differs from the stored one is a wrong key: `keyring_verify` raises before any
   data key is unwrapped, so a wrong key is an error, never garbage.
 - Unwrapped DEKs are cached per process by (tenant, version): a decryption costs no query.
+- Which version is a tenant's active one comes from `ACTIVE_DEKS` (`config.gencache`): any write to
+  a data key (a new key, a rotation retiring keys) makes every entry stale, through
+  `DataKeyQuerySet` and the signals connected in VaultConfig.ready.
 """
 
 from __future__ import annotations
@@ -27,12 +30,14 @@ from django.core.exceptions import ImproperlyConfigured
 from django.db import IntegrityError, transaction
 
 from config.api.errors import ServiceUnavailable
+from config.gencache import GenerationCache
 from vault.crypto import forget_ciphers
 
 _CHECK_CONSTANT = b"vault master key check v1"
 _lock = threading.Lock()
 _dek_cache: dict[tuple[str, int], bytes] = {}
 _verified = False
+ACTIVE_DEKS = GenerationCache("vault-active-dek")
 
 
 class MasterKeyMismatch(ServiceUnavailable):
@@ -151,7 +156,7 @@ def active_dek(*, tenant_id) -> tuple[int, bytes]:
 
     # At most one key per tenant is active (a unique constraint).
     active = DataKey.objects.filter(tenant_id=tenant_id, status=DataKey.Status.ACTIVE)
-    version = active.values_list("version", flat=True).first()
+    version = ACTIVE_DEKS.lookup(str(tenant_id), active.values_list("version", flat=True).first)
     if version is None:
         version = dek_create(tenant_id=tenant_id, version=1, first=True)
     return version, dek_for(tenant_id=tenant_id, version=version)
@@ -172,6 +177,11 @@ def dek_create(*, tenant_id, version: int, first: bool = False) -> int:
             raise
         return DataKey.objects.get(tenant_id=tenant_id, status=DataKey.Status.ACTIVE).version
     return version
+
+
+def on_data_key_write(sender, **kwargs) -> None:
+    """post_save and post_delete receiver for DataKey."""
+    ACTIVE_DEKS.invalidate()
 
 
 def dek_key_id(*, tenant_id, version: int) -> str:

@@ -9,6 +9,7 @@ from django.utils import timezone
 from adminops.models import Tenant
 from config.gencache import GenerationQuerySet
 from vault.fields import EncryptedField
+from vault.keyring import ACTIVE_DEKS
 from vault.usecache import ACCESS_FIELDS, IN_USE
 
 
@@ -21,6 +22,12 @@ class MasterKeyFingerprint(models.Model):
 
     def __str__(self) -> str:
         return self.key_id
+
+
+class DataKeyQuerySet(GenerationQuerySet):
+    """Bulk writes (a rotation retiring keys) make the cached active versions stale at once."""
+
+    generation_caches = (ACTIVE_DEKS,)
 
 
 class DataKey(models.Model):
@@ -38,6 +45,8 @@ class DataKey(models.Model):
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.ACTIVE)
     created_at = models.DateTimeField(default=timezone.now)
     retired_at = models.DateTimeField(null=True, blank=True)
+
+    objects = DataKeyQuerySet.as_manager()
 
     class Meta:
         constraints = [

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 from uuid import UUID
 
-from django.db.models import Sum
-
 from adminops.models import Tenant
 from config.api.errors import ResourceNotFound
 from vault.errors import CredentialNotFound
@@ -58,8 +56,16 @@ def credential_get(*, tenant: Tenant, credential_id: UUID) -> Credential:
 
 def credential_live_get(*, tenant: Tenant, integration_id: str) -> Credential | None:
     """The live credential of an integration (at most one, by a unique constraint), or None."""
-    found = Credential.objects.for_tenant(tenant, LIVE, integration_id=integration_id).first()
-    return _attach(found, tenant)
+    return _attach(_one(Credential.objects.for_tenant(tenant, LIVE, integration_id=integration_id)), tenant)
+
+
+def _one(rows) -> Credential | None:
+    """The row of a lookup that matches at most one (`get()`, which unlike `first()` does not sort
+    by the primary key first), or None."""
+    try:
+        return rows.get()
+    except Credential.DoesNotExist:
+        return None
 
 
 # What a connector's use of a credential reads (`vault.services.use.credential_for_use`): its
@@ -101,7 +107,7 @@ def credential_get_by_integration(
         credential = credential_live_get(tenant=tenant, integration_id=integration_id)
     else:
         rows = Credential.objects.for_tenant(tenant, integration_id=integration_id, id=credential_id)
-        credential = _attach(rows.first(), tenant)
+        credential = _attach(_one(rows), tenant)
     if credential is None:
         raise _not_found(integration_id, credential_id)
     return credential
@@ -149,8 +155,7 @@ def credential_live_count(*, tenant: Tenant) -> int:
     """How many live (not deleted) credentials the tenant has, exactly: the sum of its tally rows
     (`CredentialTally`), which the database keeps in the same transaction as every credential
     write, instead of a COUNT over all the tenant's rows."""
-    total = CredentialTally.objects.filter(tenant_id=tenant.pk).aggregate(live=Sum("live"))["live"]
-    return int(total or 0)
+    return sum(CredentialTally.objects.filter(tenant_id=tenant.pk).values_list("live", flat=True))
 
 
 def dek_rotation_get(*, rotation_id: UUID) -> DekRotation:

@@ -1,9 +1,10 @@
 """The cache of credentials as connectors use them (`config.gencache`, scoped by tenant): the tool
 hub reads a connection's credential on every call, and the row, with its secrets still sealed,
-comes from here. A write to a credential moves its tenant's generation on (`post_save` and
-`post_delete`, connected in VaultConfig.ready), a bulk write through the queryset (an expiry flag,
-a DEK rotation batch) every tenant's; counting an access changes nothing a use reads and keeps the
-cache. Expiry and refresh are decided on every use, on the row as read."""
+comes from here. A change to a credential moves its tenant's generation on (`post_save` and
+`post_delete`, connected in VaultConfig.ready; a new row was in no entry, as only found rows are
+cached), a bulk write through the queryset (an expiry flag, a DEK rotation batch) every tenant's;
+counting an access changes nothing a use reads and keeps the cache. Expiry and refresh are decided
+on every use, on the row as read."""
 
 from __future__ import annotations
 
@@ -14,8 +15,8 @@ IN_USE = GenerationCache("vault-use")
 ACCESS_FIELDS = frozenset({"last_accessed_at", "access_count"})
 
 
-def on_save(sender, instance, update_fields=None, **kwargs) -> None:
-    if update_fields is None or not set(update_fields) <= ACCESS_FIELDS:
+def on_save(sender, instance, created=False, update_fields=None, **kwargs) -> None:
+    if not created and (update_fields is None or not set(update_fields) <= ACCESS_FIELDS):
         IN_USE.invalidate(str(instance.tenant_id))
 
 

@@ -118,9 +118,10 @@ class Tally:
 def counters_add(counters: dict[str, int], *, notes: dict[str, Note] | None = None) -> list[int]:
     """Add one to each named counter of the default cache, creating a missing one with its time to
     live (seconds), write the notes, and return the new counts in order. On Redis one pipeline, one
-    round trip (django-redis stores integers as plain numbers and encodes other values with its
-    client's `encode`, so the cache API reads both back); on any other cache `incr`/`add`/`set`.
-    Raises when the cache is unavailable."""
+    round trip: an INCR per counter (django-redis stores integers as plain numbers and encodes other
+    values with its client's `encode`, so the cache API reads both back), then, only for the
+    counters that INCR has just created (a count of 1: once per window), their expiry in a second
+    one. On any other cache `incr`/`add`/`set`. Raises when the cache is unavailable."""
     cache = caches[DEFAULT_CACHE_ALIAS]
     notes = notes or {}
     if not isinstance(cache, RedisCache):
@@ -128,14 +129,21 @@ def counters_add(counters: dict[str, int], *, notes: dict[str, Note] | None = No
         for name, note in notes.items():
             (cache.add if note.only_if_absent else cache.set)(name, note.value, note.ttl)
         return counts
-    pipe = get_redis_connection(DEFAULT_CACHE_ALIAS).pipeline(transaction=False)
-    for name, ttl in counters.items():
-        key = cache.make_key(name)
-        pipe.set(key, 0, ex=ttl, nx=True)
+    redis = get_redis_connection(DEFAULT_CACHE_ALIAS)
+    keys = {cache.make_key(name): ttl for name, ttl in counters.items()}
+    pipe = redis.pipeline(transaction=False)
+    for key in keys:
         pipe.incr(key)
     for name, note in notes.items():
         pipe.set(cache.make_key(name), cache.client.encode(note.value), ex=note.ttl, nx=note.only_if_absent)
-    return pipe.execute()[1 : 2 * len(counters) : 2]
+    counts = pipe.execute()[: len(keys)]
+    created = [(key, ttl) for (key, ttl), count in zip(keys.items(), counts, strict=True) if count == 1]
+    if created:
+        pipe = redis.pipeline(transaction=False)
+        for key, ttl in created:
+            pipe.expire(key, ttl)
+        pipe.execute()
+    return counts
 
 
 def _counter_add(cache, name: str, ttl: int) -> int:

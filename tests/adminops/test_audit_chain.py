@@ -135,3 +135,40 @@ def test_two_transactions_of_one_tenant_write_entries_without_waiting_for_each_o
     assert audit_chain_verify(f"{tenant.id}.1") == ["entries after #0 are missing (the chain ends at #1)"]
     with pytest.raises(CommandError, match="1 of"):
         call_command("verify_audit_chain", "--tenant", str(tenant.id))
+
+
+@pytest.mark.django_db(transaction=True)
+def test_writers_taking_turns_on_one_tenant_keep_every_chain_whole(tenant):
+    """Each writer links its next entry to the head it moved last; when another writer has moved
+    that head on since, or a rollback took the move back, the entry still links to the real head."""
+    turns = [threading.Event() for _ in range(13)]
+    written: list[AuditEntry] = []
+
+    def writer(mine):
+        try:
+            for turn in mine:
+                assert turns[turn].wait(10)
+                if turn == 6:  # a change that fails after its entry was written
+                    with pytest.raises(RuntimeError), transaction.atomic():
+                        write(tenant, 1)
+                        raise RuntimeError("the change failed")
+                else:
+                    written.extend(write(tenant, 2))
+                turns[turn + 1].set()
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=writer, args=(range(n, 12, 2),)) for n in (0, 1)]
+    for thread in threads:
+        thread.start()
+    turns[0].set()
+    assert turns[12].wait(20)
+    for thread in threads:
+        thread.join(10)
+
+    stored = AuditEntry.objects.filter(tenant_id=tenant.id)
+    assert sorted(stored.values_list("id", flat=True)) == sorted(e.id for e in written)
+    assert len(written) == 22
+    for chain in audit_chains(str(tenant.id)):
+        assert audit_chain_verify(chain) == []
+    call_command("verify_audit_chain", "--tenant", str(tenant.id))
