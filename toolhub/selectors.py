@@ -150,8 +150,12 @@ def _usable(connection: Connection | None, tool: Tool, missing: str) -> Connecti
 def _routed(tenant: Tenant, **match) -> Connection | None:
     """The tenant's connection that `match` names, with the tenant's approval policy."""
     key = f"{tenant.id}:" + ",".join(f"{name}={value}" for name, value in sorted(match.items()))
-    rows = Connection.objects.filter(tenant=tenant, **match).select_related("tenant__approval_policy")
-    return ROUTES.lookup(key, lambda: rows.first(), scope=str(tenant.id))
+
+    def load() -> Connection | None:  # only on a miss: building the query costs as much as a hit
+        rows = Connection.objects.filter(tenant=tenant, **match)
+        return rows.select_related("tenant__approval_policy").first()
+
+    return ROUTES.lookup(key, load, scope=str(tenant.id))
 
 
 def policy_gates(*, tenant: Tenant, tool: Tool, connection: Connection | None = None) -> bool:

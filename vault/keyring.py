@@ -154,9 +154,11 @@ def active_dek(*, tenant_id) -> tuple[int, bytes]:
     """(version, key) of the tenant's active data key, created on first use."""
     from vault.models import DataKey
 
-    # At most one key per tenant is active (a unique constraint).
-    active = DataKey.objects.filter(tenant_id=tenant_id, status=DataKey.Status.ACTIVE)
-    version = ACTIVE_DEKS.lookup(str(tenant_id), active.values_list("version", flat=True).first)
+    def load() -> int | None:  # at most one key per tenant is active (a unique constraint)
+        active = DataKey.objects.filter(tenant_id=tenant_id, status=DataKey.Status.ACTIVE)
+        return active.values_list("version", flat=True).first()
+
+    version = ACTIVE_DEKS.lookup(str(tenant_id), load)
     if version is None:
         version = dek_create(tenant_id=tenant_id, version=1, first=True)
     return version, dek_for(tenant_id=tenant_id, version=version)

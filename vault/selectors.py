@@ -91,8 +91,12 @@ USE_FIELDS = (
 def credential_for_use_get(*, tenant: Tenant, integration_id: str) -> Credential:
     """The live credential of an integration as a connector uses it, through the use cache
     (vault.usecache)."""
-    rows = Credential.objects.for_tenant(tenant, LIVE, integration_id=integration_id).only(*USE_FIELDS)
-    found = IN_USE.lookup(f"{tenant.pk}:{integration_id}", rows.first, scope=str(tenant.pk))
+
+    def load() -> Credential | None:  # only on a miss: building the query costs as much as a hit
+        rows = Credential.objects.for_tenant(tenant, LIVE, integration_id=integration_id)
+        return _one(rows.only(*USE_FIELDS))
+
+    found = IN_USE.lookup(f"{tenant.pk}:{integration_id}", load, scope=str(tenant.pk))
     if found is None:
         raise _not_found(integration_id, None)
     return _attach(found, tenant)
