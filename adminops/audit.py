@@ -96,7 +96,7 @@ def _head_move(entry: AuditEntry, chain: str, seq: int, last_hash: str) -> bool:
     head stays locked until the caller's transaction ends."""
     _link(entry, chain, seq, last_hash)
     current = AuditChainHead.objects.filter(chain=chain, last_hash=last_hash)  # a hash names one entry
-    free = current.select_for_update(skip_locked=True).values("chain")
+    free = _unheld(current).values("chain")
     return AuditChainHead.objects.filter(chain__in=free).update(seq=entry.seq, last_hash=entry.hash) == 1
 
 
@@ -166,14 +166,20 @@ def _locked_head(owner: str, *, after: str | None = None) -> tuple[str, int, str
 
 def _free_head(names: list[str], after: str | None) -> tuple[str, int, str] | None:
     """The first of these heads no other transaction holds, in chain order starting after the chain
-    `after`, locked until the caller's transaction ends. On a database without row locks (SQLite)
-    the lock clause is left out: it serialises writers itself."""
+    `after`, locked until the caller's transaction ends."""
     heads = AuditChainHead.objects.filter(chain__in=names)
     if after is not None:
         heads = heads.order_by(Case(When(chain__gt=after, then=0), default=1), "chain")
     else:
         heads = heads.order_by("chain")
-    return heads.select_for_update(skip_locked=True).values_list("chain", "seq", "last_hash").first()
+    return _unheld(heads).values_list("chain", "seq", "last_hash").first()
+
+
+def _unheld(heads):
+    """These heads but those another transaction holds, locked until the caller's transaction ends
+    (`FOR UPDATE SKIP LOCKED`). On a database without row locks (SQLite) the lock clause is left
+    out: it serialises writers itself."""
+    return heads.select_for_update(skip_locked=True)
 
 
 @cache
