@@ -82,9 +82,10 @@ class IdentityRealmAdmin(TenantScopedAdmin, admin.ModelAdmin):
     def save_model(self, request, obj, form, change):
         actor = console_actor(request)
         if change:
-            if form.api_values():
+            changes = form.api_values()
+            if changes:
                 realm = IdentityRealm.objects.get(pk=obj.pk)
-                svc.realm_update(realm=realm, changes=form.api_values(), actor=actor, request_id="")
+                svc.realm_update(realm=realm, changes=changes, actor=actor, request_id="")
             obj.refresh_from_db()
             return
         values = {api: form.cleaned_data[field] for api, field in svc.FIELDS.items()}
