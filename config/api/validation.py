@@ -48,9 +48,11 @@ def validated(
     serializer = serializer_class(data=data, context=context or {}, partial=partial)
     valid = serializer.is_valid()
     # A field the serializer already explains (its own, clearer message) is not reported twice.
-    unknown = [e for e in _unknown_fields(serializer, data) if e.loc[0] not in serializer.errors]
-    if not valid or (reject_unknown and unknown):
-        raise RequestInvalid([*field_errors(serializer), *(unknown if reject_unknown else [])])
+    unknown = []
+    if reject_unknown:
+        unknown = [e for e in _unknown_fields(serializer, data) if e.loc[0] not in serializer.errors]
+    if not valid or unknown:
+        raise RequestInvalid([*field_errors(serializer), *unknown])
     return serializer.validated_data
 
 
