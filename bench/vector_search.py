@@ -50,6 +50,7 @@ from knowledge.embeddings import LOCAL_MODEL_NAME  # noqa: E402
 from knowledge.models import Chunk, Document  # noqa: E402
 from knowledge.vectors import chunks_search  # noqa: E402
 from knowledge.vectors.ranking import hnsw_index, vector_index_create  # noqa: E402
+from knowledge.vectors.store import CHUNKS_PER_INSERT  # noqa: E402
 from tests import factories  # noqa: E402
 
 DIMENSION = 384
@@ -131,17 +132,20 @@ def seed(tenant, corpus: Corpus, chunks: int) -> np.ndarray:
         )
         offset = first * CHUNKS_PER_DOCUMENT
         Chunk.objects.bulk_create(
-            Chunk(
-                document=documents[i // CHUNKS_PER_DOCUMENT],
-                tenant=tenant,
-                ordinal=i % CHUNKS_PER_DOCUMENT,
-                text=f"chunk {offset + i}",
-                model=LOCAL_MODEL_NAME,
-                dimension=DIMENSION,
-                audience="|all|",
-                embedding=vector,
-            )
-            for i, vector in enumerate(matrix)
+            [
+                Chunk(
+                    document=documents[i // CHUNKS_PER_DOCUMENT],
+                    tenant=tenant,
+                    ordinal=i % CHUNKS_PER_DOCUMENT,
+                    text=f"chunk {offset + i}",
+                    model=LOCAL_MODEL_NAME,
+                    dimension=DIMENSION,
+                    audience="|all|",
+                    embedding=vector,
+                )
+                for i, vector in enumerate(matrix)
+            ],
+            batch_size=CHUNKS_PER_INSERT,
         )
         rows.append(matrix)
     return np.vstack(rows)

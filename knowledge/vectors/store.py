@@ -22,6 +22,9 @@ from knowledge.vectors.ranking import nearest
 # A metadata key that documents_delete_where names in a lookup: letters, digits and single
 # underscores (a double one would reach into a nested key or name a lookup).
 METADATA_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+# Rows per INSERT of a document's chunks: with parameters bound on the server
+# (DATABASE_PREPARED_STATEMENTS) one statement carries at most 65,535 of them.
+CHUNKS_PER_INSERT = 1000
 
 
 @dataclass(frozen=True)
@@ -110,18 +113,21 @@ def document_upsert(
         )
         removed, _ = Chunk.objects.filter(document=document).delete()
         Chunk.objects.bulk_create(
-            Chunk(
-                document=document,
-                tenant=tenant,
-                ordinal=ordinal,
-                text=text,
-                model=model,
-                dimension=vector.size,
-                audience=tags,
-                readers=reader_tags,
-                embedding=vector,
-            )
-            for ordinal, ((text, _), vector) in enumerate(zip(chunks, vectors, strict=True))
+            (
+                Chunk(
+                    document=document,
+                    tenant=tenant,
+                    ordinal=ordinal,
+                    text=text,
+                    model=model,
+                    dimension=vector.size,
+                    audience=tags,
+                    readers=reader_tags,
+                    embedding=vector,
+                )
+                for ordinal, ((text, _), vector) in enumerate(zip(chunks, vectors, strict=True))
+            ),
+            batch_size=CHUNKS_PER_INSERT,
         )
     return document, len(chunks), removed
 

@@ -252,6 +252,16 @@ def test_a_document_without_text_keeps_no_chunks(tenant):
     assert chunks_count(tenant=tenant) == 0
 
 
+def test_a_document_of_more_chunks_than_one_statement_carries_is_stored_whole(tenant):
+    # About 80,000 values: more than PostgreSQL takes in one statement when they are bound on the
+    # server (DATABASE_PREPARED_STATEMENTS, the default there).
+    chunks = [(f"passage {n}", axis(n % DIMENSION)) for n in range(8000)]
+    document, written, removed = make_document(tenant, chunks)
+    assert (written, removed) == (8000, 0)
+    assert chunks_count(tenant=tenant) == 8000
+    assert Chunk.objects.filter(document=document, ordinal=7999).get().text == "passage 7999"
+
+
 def test_a_query_vector_must_have_a_direction(tenant):
     with pytest.raises(ValueError):
         chunks_search(tenant=tenant, vector=np.zeros(DIMENSION), model="test-model", top_k=5)

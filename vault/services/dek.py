@@ -18,7 +18,8 @@ from vault.crypto import Sealed, associated_data, reseal
 from vault.models import Credential, DataKey, DekRotation
 from vault.services.secrets import SECRET_FIELDS
 
-# Rows per locked batch: one SELECT ... FOR UPDATE and one write each.
+# Rows per locked batch: one SELECT ... FOR UPDATE and one write each (the write's values, a full
+# row each, stay under the 65,535 a statement takes with parameters bound on the server).
 BATCH_SIZE = 1000
 
 
