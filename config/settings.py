@@ -121,10 +121,11 @@ else:
     DATABASES["default"]["CONN_MAX_AGE"] = env.int("DATABASE_CONN_MAX_AGE", default=60)
     DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
     DATABASES["default"].setdefault("OPTIONS", {})["connect_timeout"] = 3
-    if env.bool("DATABASE_PREPARED_STATEMENTS", default=False):
+    if env.bool("DATABASE_PREPARED_STATEMENTS", default=True):
         # Django's own options: parameters bound on the server, and a statement that a connection
-        # runs twice is prepared there (parsed and planned once). Not behind a pooler that cannot
-        # keep prepared statements (PgBouncer in transaction mode before 1.21).
+        # runs twice is prepared there (parsed and planned once; docs/performance.md). Turn off
+        # behind a pooler that cannot keep prepared statements (PgBouncer in transaction mode
+        # before 1.21).
         DATABASES["default"]["OPTIONS"] |= {"server_side_binding": True, "prepare_threshold": 2}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 AUTH_USER_MODEL = "adminops.User"
