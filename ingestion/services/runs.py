@@ -141,6 +141,10 @@ def sync_run_claim(*, run_id) -> Claim:
         return Claim(missing=True)
     if taken:
         return Claim(run=run, holder=holder)
+    if run.status == SyncRun.Status.QUEUED:
+        # Committed between the UPDATE and this read (the task is sent inside the queuing
+        # transaction): nothing took it, so the task tries again.
+        return Claim(missing=True)
     if run.status == SyncRun.Status.RUNNING and run.lease_expires_at:
         return Claim(retry_in=max(1.0, (run.lease_expires_at - now).total_seconds() + 1))
     return Claim()  # finished or stopped: a redelivery with nothing left to do

@@ -5,10 +5,11 @@ how it stops and resumes. (The same through HTTP and a real worker: test_sitelib
 from __future__ import annotations
 
 import logging
+import threading
 from datetime import timedelta
 
 import pytest
-from django.db import connection
+from django.db import connection, transaction
 from django.utils import timezone
 
 from adminops.audit import system_actor
@@ -339,6 +340,49 @@ def test_a_run_whose_worker_died_is_resumed_without_doing_anything_twice(
     assert failures(tenant) == {name: (error_type, 1) for name, error_type in FAILING.items()}
     assert sorted(Document.objects.values_list("title", flat=True)) == sorted(GOOD)
     assert Chunk.objects.count() == sum(d.chunk_count for d in Document.objects.all())
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="two transactions at once need PostgreSQL")
+def test_a_run_committed_while_its_task_looks_for_it_is_tried_again(tenant, app_registration, graph, tree):
+    """The task is sent inside the transaction that queues the run, so a worker can look for the
+    run before that commits and find it just after."""
+    configuration = configure(tenant, tree)
+    inserted, commit, committed = threading.Event(), threading.Event(), threading.Event()
+    queued = {}
+
+    def queue_in_an_open_transaction():
+        try:
+            with transaction.atomic():
+                queued["run"] = sync_run_queue(
+                    configuration=configuration, kind="ingest", incremental=False, actor=system_actor("t")
+                )
+                inserted.set()
+                assert commit.wait(10)
+        finally:
+            committed.set()
+            connection.close()
+
+    def commit_once_the_take_has_looked(execute, sql, params, many, context):
+        result = execute(sql, params, many, context)
+        if sql.startswith('UPDATE "ingestion_syncrun"') and not commit.is_set():
+            commit.set()
+            assert committed.wait(10)
+        return result
+
+    thread = threading.Thread(target=queue_in_an_open_transaction)
+    thread.start()
+    assert inserted.wait(10)
+    run_id = str(queued["run"].id)
+    with connection.execute_wrapper(commit_once_the_take_has_looked):
+        retry_in = sync_run_execute(run_id=run_id)
+    thread.join(10)
+    assert retry_in is not None and retry_in > 0
+    assert SyncRun.objects.get(id=run_id).status == "queued"
+    assert sync_run_execute(run_id=run_id) is None
+    run = SyncRun.objects.get(id=run_id)
+    assert run.attempts == 1 and run.status not in ("queued", "running")
+    assert sorted(Document.objects.values_list("title", flat=True)) == sorted(GOOD)
 
 
 def test_a_finished_run_delivered_again_does_nothing(tenant, app_registration, graph, tree):
