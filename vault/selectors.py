@@ -48,7 +48,7 @@ def _attach(credential: Credential | None, tenant: Tenant) -> Credential | None:
 
 def credential_get(*, tenant: Tenant, credential_id: UUID) -> Credential:
     """By id, tombstones included."""
-    credential = _attach(Credential.objects.for_tenant(tenant, id=credential_id).first(), tenant)
+    credential = _attach(_one(Credential.objects.for_tenant(tenant, id=credential_id)), tenant)
     if credential is None:
         raise CredentialNotFound("Credential not found.", details={"credentialId": f"cred-{credential_id}"})
     return credential
