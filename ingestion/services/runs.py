@@ -122,7 +122,8 @@ class Claim:
     run: SyncRun | None = None
     holder: str = ""
     retry_in: float | None = None  # another attempt holds it: look again after this many seconds
-    missing: bool = False  # not committed yet (queued inside a transaction still open)
+    # Not committed when this attempt tried to take it (queued inside a transaction still open).
+    missing: bool = False
 
 
 def sync_run_claim(*, run_id) -> Claim:
@@ -141,9 +142,7 @@ def sync_run_claim(*, run_id) -> Claim:
         return Claim(missing=True)
     if taken:
         return Claim(run=run, holder=holder)
-    if run.status == SyncRun.Status.QUEUED:
-        # Committed between the UPDATE and this read (the task is sent inside the queuing
-        # transaction): nothing took it, so the task tries again.
+    if run.status == SyncRun.Status.QUEUED:  # committed between the UPDATE and this read
         return Claim(missing=True)
     if run.status == SyncRun.Status.RUNNING and run.lease_expires_at:
         return Claim(retry_in=max(1.0, (run.lease_expires_at - now).total_seconds() + 1))
