@@ -135,9 +135,9 @@ def raw_azure(store, tenant_id: str, since: datetime):
 
 
 def bench_backend(backend: str, *, records: int, repeat: int) -> list[tuple]:
-    from adminops.models import Tenant
+    from core.models import Tenant
     from ingestion.selectors import failed_file_list
-    from ingestion.services import retention_cutoff
+    from ingestion.services.failed_files import retention_cutoff
     from ingestion.store import failed_file_store
     from tests.factories import make_api_key
 

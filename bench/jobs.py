@@ -17,9 +17,9 @@ django.setup()
 from django.core.cache import cache  # noqa: E402
 from django.db import connection  # noqa: E402
 
-from adminops.audit import system_actor  # noqa: E402
-from adminops.models import Tenant  # noqa: E402
 from config.celery import touch  # noqa: E402
+from core.audit import system_actor  # noqa: E402
+from core.models import Tenant  # noqa: E402
 from vault.models import Credential, DekRotation  # noqa: E402
 from vault.services.dek import dek_rotation_start  # noqa: E402
 

@@ -18,10 +18,10 @@ django.setup()
 from django.db import transaction  # noqa: E402
 from django.utils import timezone  # noqa: E402
 
-from adminops.audit import system_actor  # noqa: E402
-from adminops.models import Tenant  # noqa: E402
-from adminops.services import api_key_create  # noqa: E402
-from ingestion.services import failed_file_record  # noqa: E402
+from core.audit import system_actor  # noqa: E402
+from core.models import Tenant  # noqa: E402
+from identity.services.users import api_key_create  # noqa: E402
+from ingestion.services.failed_files import failed_file_record  # noqa: E402
 from vault.services.credentials import credential_store  # noqa: E402
 
 CREDENTIALS = 10_000

@@ -35,7 +35,7 @@ from django.test.utils import setup_databases, setup_test_environment, teardown_
 from rest_framework.test import APIClient  # noqa: E402
 
 from bench.fakes import TimedGraph, TimedIdentity, slowest_chain  # noqa: E402
-from integrations.sitelib import SitelibClient  # noqa: E402
+from integrations.sitelib.client import SitelibClient  # noqa: E402
 
 TID = "bench.onmicrosoft.com"
 
@@ -70,7 +70,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args()
 
-    from adminops.models import Tenant
+    from core.models import Tenant
     from tests.factories import make_api_key
 
     setup_test_environment()

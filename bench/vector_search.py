@@ -48,9 +48,8 @@ from django.test.utils import (  # noqa: E402
 
 from knowledge.embeddings import LOCAL_MODEL_NAME  # noqa: E402
 from knowledge.models import Chunk, Document  # noqa: E402
-from knowledge.vectors import chunks_search  # noqa: E402
 from knowledge.vectors.ranking import hnsw_index, vector_index_create  # noqa: E402
-from knowledge.vectors.store import CHUNKS_PER_INSERT  # noqa: E402
+from knowledge.vectors.store import CHUNKS_PER_INSERT, chunks_search  # noqa: E402
 from tests import factories  # noqa: E402
 
 DIMENSION = 384

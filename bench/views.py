@@ -9,9 +9,9 @@ import uuid
 from django.db import transaction
 from django.urls import path
 
-from adminops.models import AuditEntry
-from config.api.envelopes import envelope
-from config.api.views import PublicAPIView
+from core.api.envelopes import envelope
+from core.api.views import PublicAPIView
+from core.models import AuditEntry
 from vault.models import Credential
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 
 from celery import Celery
+from django.core.cache import cache
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
@@ -17,13 +18,12 @@ app.autodiscover_tasks()
 @app.task(name="ops.touch", ignore_result=True)
 def touch(counter_key: str) -> None:
     """A trivial task: one cache increment. The load harness queues many to measure the queue."""
-    from django.core.cache import cache
-
     cache.incr(counter_key)
 
 
 @app.on_after_finalize.connect
 def _schedule_jobs(sender, **kwargs):
-    from adminops.jobs import beat_schedule
+    # Imported here: this module loads with the settings, before Django's app registry is ready.
+    from core.jobs import beat_schedule
 
     sender.conf.beat_schedule = beat_schedule()

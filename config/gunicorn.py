@@ -20,6 +20,7 @@ import uuid
 from datetime import UTC, datetime
 from ssl import SSLError
 
+from django.conf import settings
 from gunicorn import util
 from gunicorn.http import errors
 from gunicorn.workers.gthread import ThreadWorker
@@ -34,8 +35,6 @@ limit_request_line = 8190  # gunicorn's maximum; 0 would mean no limit at all
 def cache_is_process_local() -> bool:
     """True when the default cache lives in each process's memory (the embedded default)."""
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
-    from django.conf import settings
-
     return settings.CACHES["default"]["BACKEND"] == "django.core.cache.backends.locmem.LocMemCache"
 
 

@@ -58,35 +58,34 @@ INSTALLED_APPS = [
     "rest_framework",
     "drf_spectacular",
     "drf_spectacular_sidecar",
-    "adminops",
-    "oauth2_provider",  # after adminops: its admin registers adminops.admin.OAuthClientAdmin
-    "vault",
+    # The apps, in the order they may depend on each other (DESIGN section 1): each imports only
+    # those above it here.
+    "core",
+    "identity",
+    "oauth2_provider",  # after identity: its admin registers identity.admin.OAuthClientAdmin
     "integrations",
+    "vault",
     "knowledge",
     "ingestion",
     "toolhub",
+    "ops",
 ]
 
 MIDDLEWARE = [
-    "config.api.request_id.RequestIdMiddleware",
+    "core.api.request_id.RequestIdMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
-    # Sessions, the logged-in user and messages for the admin and the docs' pages, never for the
-    # JSON API (config/browser.py). CSRF stays Django's own, everywhere (its check passes DRF's
-    # exempt views by, at the cost of a cookie lookup).
-    "config.browser.BrowserSessionMiddleware",
+    # Sessions, the signed-in user and messages serve the console and the docs' pages; the JSON API
+    # never reads them, so they cost it no query and set it no cookie.
+    "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
-    "config.browser.BrowserAuthenticationMiddleware",
-    "config.browser.BrowserMessageMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
-    "config.api.handlers.JsonErrorMiddleware",
-    "adminops.usage.UsageMiddleware",  # usage counters in the cache, per authenticated call
+    "core.api.handlers.JsonErrorMiddleware",
+    "core.usage.UsageMiddleware",  # usage counters in the cache, per authenticated call
 ]
-# Who the tenant of an API request is (config.api.views.TenantAPIView asks it).
-API_TENANT_RESOLVER = "adminops.tenancy.tenant_resolve"
-# The check of an API key's pinned connections (the tool hub owns connections; adminops is below it).
-API_KEY_PINS_CHECK = "toolhub.selectors.connection_pins_check"
 
 ROOT_URLCONF = "config.urls"
 WSGI_APPLICATION = "config.wsgi.application"
@@ -128,19 +127,19 @@ else:
         # before 1.21).
         DATABASES["default"]["OPTIONS"] |= {"server_side_binding": True, "prepare_threshold": 2}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
-AUTH_USER_MODEL = "adminops.User"
-# OAuth client secrets are checked with a keyed hash (adminops/hashers.py), listed after the defaults.
-PASSWORD_HASHERS = [*global_settings.PASSWORD_HASHERS, "adminops.hashers.ClientSecretHasher"]
+AUTH_USER_MODEL = "identity.User"
+# OAuth client secrets are checked with a keyed hash (identity/hashers.py), listed after the defaults.
+PASSWORD_HASHERS = [*global_settings.PASSWORD_HASHERS, "identity.hashers.ClientSecretHasher"]
 
-# The OAuth 2 provider (django-oauth-toolkit; adminops/provider.py, docs/oauth.md).
-OAUTH2_PROVIDER_APPLICATION_MODEL = "adminops.OAuthClient"
+# The OAuth 2 provider (django-oauth-toolkit; identity/provider.py, docs/oauth.md).
+OAUTH2_PROVIDER_APPLICATION_MODEL = "identity.OAuthClient"
 OAUTH2_PROVIDER = {
-    "OAUTH2_SERVER_CLASS": "adminops.provider.Server",
-    "OAUTH2_VALIDATOR_CLASS": "adminops.provider.Validator",
-    "SCOPES_BACKEND_CLASS": "adminops.provider.ClientScopes",
-    "ACCESS_TOKEN_GENERATOR": "adminops.provider.access_token_generate",
-    "REFRESH_TOKEN_GENERATOR": "adminops.provider.refresh_token_generate",
-    "APPLICATION_ADMIN_CLASS": "adminops.admin.OAuthClientAdmin",
+    "OAUTH2_SERVER_CLASS": "identity.provider.Server",
+    "OAUTH2_VALIDATOR_CLASS": "identity.provider.Validator",
+    "SCOPES_BACKEND_CLASS": "identity.provider.ClientScopes",
+    "ACCESS_TOKEN_GENERATOR": "identity.provider.access_token_generate",
+    "REFRESH_TOKEN_GENERATOR": "identity.provider.refresh_token_generate",
+    "APPLICATION_ADMIN_CLASS": "identity.admin.OAuthClientAdmin",
     "CLIENT_SECRET_HASHER": "oauth_keyed",
     "PKCE_REQUIRED": True,
     "COMPLIANT_BCP_RFC9700_PKCE_METHOD": True,  # S256 only
@@ -196,16 +195,16 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = API_MAX_BODY_BYTES
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "adminops.authentication.ApiKeyAuthentication",
-        "adminops.authentication.OAuthTokenAuthentication",
-        "adminops.authentication.RealmJwtAuthentication",
-        "adminops.authentication.JwtAuthentication",
+        "identity.authentication.ApiKeyAuthentication",
+        "identity.authentication.OAuthTokenAuthentication",
+        "identity.authentication.RealmJwtAuthentication",
+        "identity.authentication.JwtAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
-    "DEFAULT_RENDERER_CLASSES": ["config.api.renderers.JSONRenderer"],
-    "DEFAULT_PARSER_CLASSES": ["config.api.parsers.StrictJSONParser"],
-    "EXCEPTION_HANDLER": "config.api.exception_handler.api_exception_handler",
-    "DEFAULT_SCHEMA_CLASS": "config.api.schema.ApiAutoSchema",
+    "DEFAULT_RENDERER_CLASSES": ["core.api.renderers.JSONRenderer"],
+    "DEFAULT_PARSER_CLASSES": ["core.api.parsers.StrictJSONParser"],
+    "EXCEPTION_HANDLER": "core.api.exception_handler.api_exception_handler",
+    "DEFAULT_SCHEMA_CLASS": "core.api.schema.ApiAutoSchema",
     "UNAUTHENTICATED_USER": None,
     "TEST_REQUEST_DEFAULT_FORMAT": "json",
 }
@@ -390,8 +389,8 @@ if env.bool("DJANGO_TRUST_X_FORWARDED_PROTO", default=False):
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "filters": {"request_id": {"()": "config.logging.RequestIdFilter"}},
-    "formatters": {"json": {"()": "config.logging.JsonFormatter"}},
+    "filters": {"request_id": {"()": "core.logging.RequestIdFilter"}},
+    "formatters": {"json": {"()": "core.logging.JsonFormatter"}},
     "handlers": {
         "stdout": {"class": "logging.StreamHandler", "formatter": "json", "filters": ["request_id"]},
     },

@@ -9,12 +9,15 @@ class IngestionConfig(AppConfig):
     def ready(self) -> None:
         from django.db.models.signals import post_delete
 
-        from adminops.models import Tenant
+        from core.models import Tenant
 
         # jobs, reports, seeding: register the job, the report section, the storage measure and the
         # seed hook.
         from ingestion import health, jobs, reports, seeding  # noqa: F401
-        from ingestion.services import on_tenant_deleted
+        from ingestion.selectors import configurations_using
+        from ingestion.services.failed_files import on_tenant_deleted
+        from vault.usage import credential_usage_register
 
         health.register()
+        credential_usage_register(configurations_using)
         post_delete.connect(on_tenant_deleted, sender=Tenant, dispatch_uid="ingestion-forget-tenant")

@@ -1,4 +1,4 @@
-"""Ingestion's panels on the console's dashboard (adminops.dashboard): sync runs by status over the
+"""Ingestion's panels on the console's dashboard (core.dashboard): sync runs by status over the
 last week, and failed files by error type."""
 
 from __future__ import annotations
@@ -8,9 +8,9 @@ from datetime import timedelta
 from django.conf import settings
 from django.db.models import Count
 
-from adminops.charts import BAD, Bar, bar_chart
-from adminops.console import TENANT_ADMIN
-from adminops.dashboard import Panel, Scope, dashboard_panel
+from core.charts import BAD, Bar, bar_chart
+from core.console import TENANT_ADMIN
+from core.dashboard import Panel, Scope, dashboard_panel
 from ingestion.admin.display import RUN_STATUS
 from ingestion.models import FailedFileRow, SyncRun
 from ingestion.services.failed_files import retention_cutoff

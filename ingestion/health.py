@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from django.conf import settings
 
-from adminops.health import health_check_register
+from core.health import health_check_register
 from ingestion.store import failed_file_store
 
 

@@ -1,11 +1,11 @@
-"""Background jobs of the ingestion app (names and schedules live in adminops.jobs.JOB_SPECS)."""
+"""Background jobs of the ingestion app (names and schedules live in core.jobs.JOB_SPECS)."""
 
 from __future__ import annotations
 
-from adminops.jobs import job_implementation
-from adminops.models import JobRun
-from ingestion.services import failed_files_purge_expired
+from core.jobs import job_implementation
+from core.models import JobRun
 from ingestion.services.configurations import sync_configurations_run_due
+from ingestion.services.failed_files import failed_files_purge_expired
 from ingestion.services.runs import sync_run_items_purge_expired, sync_runs_resume_abandoned
 
 

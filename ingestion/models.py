@@ -8,6 +8,7 @@ import uuid
 from django.db import models
 from django.utils import timezone
 
+from core.models import TenantOwnedQuerySet
 from ingestion.records import CONTENT_TYPES, ERROR_TYPES
 
 
@@ -57,11 +58,6 @@ class Platform(models.TextChoices):
     ITSMPLATFORM = "itsmplatform"
 
 
-class SyncConfigurationQuerySet(models.QuerySet):
-    def for_tenant(self, tenant):
-        return self.filter(tenant=tenant)
-
-
 class SyncConfiguration(models.Model):
     """What to ingest from one platform into a tenant's knowledge base, and with which vault
     credential (DESIGN section 15). Never a secret here: the credential stays in the vault."""
@@ -71,9 +67,7 @@ class SyncConfiguration(models.Model):
         MANUAL = "manual"
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    tenant = models.ForeignKey(
-        "adminops.Tenant", on_delete=models.CASCADE, related_name="sync_configurations"
-    )
+    tenant = models.ForeignKey("core.Tenant", on_delete=models.CASCADE, related_name="sync_configurations")
     platform = models.CharField(max_length=16, choices=Platform.choices)
     name = models.CharField(max_length=255)
     integration_id = models.CharField(
@@ -120,7 +114,7 @@ class SyncConfiguration(models.Model):
     created_at = models.DateTimeField(default=timezone.now)
     updated_at = models.DateTimeField(auto_now=True)
 
-    objects = SyncConfigurationQuerySet.as_manager()
+    objects = TenantOwnedQuerySet.as_manager()
 
     class Meta:
         verbose_name = "sync configuration"
@@ -132,11 +126,6 @@ class SyncConfiguration(models.Model):
     @property
     def public_id(self) -> str:
         return f"{SYNC_CONFIGURATION_PREFIX}{self.id}"
-
-
-class SyncRunQuerySet(models.QuerySet):
-    def for_tenant(self, tenant):
-        return self.filter(tenant=tenant)
 
 
 class SyncRun(models.Model):
@@ -160,7 +149,7 @@ class SyncRun(models.Model):
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     configuration = models.ForeignKey(SyncConfiguration, on_delete=models.CASCADE, related_name="runs")
-    tenant = models.ForeignKey("adminops.Tenant", on_delete=models.CASCADE, related_name="sync_runs")
+    tenant = models.ForeignKey("core.Tenant", on_delete=models.CASCADE, related_name="sync_runs")
     job_id = models.CharField(max_length=255)
     kind = models.CharField(max_length=16, choices=Kind.choices)
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED)
@@ -189,7 +178,7 @@ class SyncRun(models.Model):
     )
     triggered_by = models.JSONField("started by", default=dict, blank=True)
 
-    objects = SyncRunQuerySet.as_manager()
+    objects = TenantOwnedQuerySet.as_manager()
 
     class Meta:
         verbose_name = "sync run"

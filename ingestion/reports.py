@@ -5,9 +5,8 @@ from __future__ import annotations
 from collections import Counter
 from datetime import datetime
 
-from adminops.models import Tenant
-from adminops.reports import report_section
-from adminops.stats import storage_measure
+from core.models import Tenant
+from core.reports import report_section, storage_measure
 from ingestion.records import CONTENT_TYPES
 from ingestion.store import failed_file_store
 

@@ -6,10 +6,10 @@ from datetime import timedelta
 
 from django.utils import timezone
 
-from adminops.models import Tenant
-from adminops.seeding import seed_hook
+from core.models import Tenant
+from core.seeding import seed_hook
 from ingestion.selectors import failed_file_list
-from ingestion.services import failed_file_record
+from ingestion.services.failed_files import failed_file_record
 
 DEMO_FAILURES = [
     (

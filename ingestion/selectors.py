@@ -5,12 +5,20 @@ from __future__ import annotations
 import uuid
 from datetime import datetime
 
-from adminops.models import Tenant
-from config.api.errors import ResourceNotFound
+from core.api.errors import ResourceNotFound
+from core.models import Tenant
 from ingestion.models import SyncConfiguration, SyncRun
 from ingestion.records import FailedFilePage, content_types_for
 from ingestion.services.failed_files import retention_cutoff
 from ingestion.store import failed_file_store
+
+
+def configurations_using(credential) -> int:
+    """How many of the tenant's sync configurations read with this vault credential (vault.usage
+    asks)."""
+    return SyncConfiguration.objects.filter(
+        tenant_id=credential.tenant_id, integration_id=credential.integration_id
+    ).count()
 
 
 def failed_file_list(

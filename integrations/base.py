@@ -14,6 +14,7 @@ from urllib.parse import urljoin
 import requests
 from urllib3.exceptions import HTTPError, ReadTimeoutError
 
+from core.outbound import OutboundSession, outbound_session, retry_after_seconds
 from integrations.errors import (
     ContentTooLarge,
     VendorDenied,
@@ -25,7 +26,6 @@ from integrations.errors import (
     VendorUnavailable,
     VendorUnreachable,
 )
-from integrations.http import OutboundSession, outbound_session, retry_after_seconds
 
 T = TypeVar("T")
 R = TypeVar("R")

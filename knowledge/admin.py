@@ -1,7 +1,6 @@
 from django.contrib import admin
 
-from adminops.admin import TenantFilter
-from adminops.console import TENANT_ADMIN, ReadOnlyAdmin, TenantScopedAdmin
+from core.console import TENANT_ADMIN, ReadOnlyAdmin, TenantFilter, TenantScopedAdmin
 from knowledge.models import Document, SourceRule
 
 

@@ -24,7 +24,7 @@ import numpy as np
 import requests
 from django.conf import settings
 
-from integrations.http import OutboundRefused, outbound_session
+from core.outbound import OutboundRefused, outbound_session
 
 logger = logging.getLogger(__name__)
 

@@ -8,14 +8,14 @@ import logging
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from config.api.errors import ApiError, RateLimited, value_error
+from core.api.errors import ApiError, RateLimited, value_error
+from core.outbound import OutboundRefused, refusal_error
 from integrations.errors import (
     CredentialsInvalid,
     VendorDenied,
     VendorError,
     VendorThrottled,
 )
-from integrations.http import OutboundRefused, refusal_error
 
 logger = logging.getLogger(__name__)
 

@@ -18,18 +18,13 @@ from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import Q
 
-from adminops.models import Tenant
+from core.models import Tenant, TenantOwnedQuerySet
 from knowledge.fields import EmbeddingField
 
 
 def _audiences_valid(value) -> None:
     if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
         raise ValidationError('A list of audience (group) names, e.g. ["finance", "hr"]; [] for everyone.')
-
-
-class SourceRuleQuerySet(models.QuerySet):
-    def for_tenant(self, tenant: Tenant):
-        return self.filter(tenant=tenant)
 
 
 class SourceRule(models.Model):
@@ -61,7 +56,7 @@ class SourceRule(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
-    objects = SourceRuleQuerySet.as_manager()
+    objects = TenantOwnedQuerySet.as_manager()
 
     class Meta:
         constraints = [
@@ -111,11 +106,6 @@ CONTENT_TYPES: tuple[str, ...] = tuple(
 EVERYONE = "all"  # the audience that every query sees
 
 
-class DocumentQuerySet(models.QuerySet):
-    def for_tenant(self, tenant: Tenant):
-        return self.filter(tenant=tenant)
-
-
 class Document(models.Model):
     """One item of a platform (a file, a wiki page, a knowledge article) in a tenant's knowledge base."""
 
@@ -144,7 +134,7 @@ class Document(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
-    objects = DocumentQuerySet.as_manager()
+    objects = TenantOwnedQuerySet.as_manager()
 
     class Meta:
         constraints = [

@@ -8,12 +8,12 @@ import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
-from adminops.models import Tenant
-from adminops.seeding import seed_hook
+from core.models import Tenant
+from core.seeding import seed_hook
 from knowledge.embeddings import EmbeddingFailed, embedder
 from knowledge.selectors import document_find
 from knowledge.services import source_rule_ensure
-from knowledge.vectors import document_upsert
+from knowledge.vectors.store import document_upsert
 
 HANDBOOK_DIR = Path(__file__).resolve().parent / "demo_handbook"
 HANDBOOK_URL = "https://demo.invalid/handbook/"  # .invalid: clearly not a real address (RFC 2606)

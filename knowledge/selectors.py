@@ -12,12 +12,13 @@ from urllib.parse import urlsplit
 
 from django.db.models import QuerySet
 
-from adminops.models import Tenant
-from config.api.errors import Forbidden, ResourceNotFound
-from config.api.ids import prefixed_uuid
+from core.api.errors import Forbidden, ResourceNotFound
+from core.api.ids import prefixed_uuid
+from core.models import Tenant
 from knowledge.embeddings import embedder
 from knowledge.models import SOURCE_RULE_PREFIX, Document, SourceRule
-from knowledge.vectors import chunks_search, url_key, url_prefix
+from knowledge.vectors.prefixes import url_key, url_prefix
+from knowledge.vectors.store import chunks_search
 
 ALL_AUDIENCES = "all"
 

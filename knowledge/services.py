@@ -14,14 +14,15 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from adminops.audit import audit_record
-from adminops.models import Tenant
-from config.api.errors import Conflict, ResourceNotFound, value_error
-from config.api.timestamps import iso_ms
+from core.api.errors import Conflict, ResourceNotFound, value_error
+from core.api.timestamps import iso_ms
+from core.audit import audit_record
+from core.models import Tenant
+from core.outbound import guard_url
 from integrations.errors import VendorNotFound
-from integrations.http import guard_url
 from integrations.itsm import ItsmClient, ItsmCredentials
-from integrations.sitelib import Drive, Folder, Site, SitelibClient, SitelibCredentials, drive_named
+from integrations.sitelib.client import SitelibClient
+from integrations.sitelib.models import Drive, Folder, Site, SitelibCredentials, drive_named
 from integrations.wikispace import WikiClient
 from knowledge.errors import UpstreamUnavailable, platform_call
 from knowledge.models import SourceRule

@@ -9,14 +9,14 @@ from django.conf import settings
 from rest_framework.test import APIClient
 from rest_framework_simplejwt.tokens import RefreshToken
 
-from adminops.models import Role
+from core.models import Role
 from tests import factories
 from tests.browser import browser  # noqa: F401 (a fixture for every console test)
 
 # Django's default hasher costs ~0.2 s a check on this machine; tests do not need that cost.
 settings.PASSWORD_HASHERS = [
     "django.contrib.auth.hashers.MD5PasswordHasher",
-    "adminops.hashers.ClientSecretHasher",
+    "identity.hashers.ClientSecretHasher",
 ]
 
 
@@ -196,3 +196,58 @@ def _end_stray_database_sessions(django_db_setup, django_db_blocker):
             "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
             "WHERE datname = current_database() AND pid <> pg_backend_pid()"
         )
+
+
+# ---- Console, admin API and identity fixtures (super admin, clients by persona, a fake OIDC provider)
+
+
+@pytest.fixture
+def root(db):
+    """A platform super admin (Django superuser)."""
+    return factories.make_super_admin(username="root", email="root@platform.test")
+
+
+@pytest.fixture
+def as_owner(client_for, owner, tenant):
+    return client_for(owner, tenant)
+
+
+@pytest.fixture
+def as_teammate(client_for, teammate, tenant):
+    return client_for(teammate, tenant)
+
+
+@pytest.fixture
+def as_outsider(client_for, outsider, other_tenant):
+    return client_for(outsider, other_tenant)
+
+
+@pytest.fixture
+def anon():
+    from rest_framework.test import APIClient
+
+    return APIClient()
+
+
+# ---- Identity realms: one fake OpenID Connect provider per module, trusted by the outbound client.
+@pytest.fixture(scope="module")
+def oidc_server():
+    from tests.fakes.oidc import FakeOidcProvider
+
+    with FakeOidcProvider() as fake:
+        yield fake
+
+
+@pytest.fixture
+def oidc(oidc_server, settings):
+    """The fake provider on loopback: the guard's address rule relaxed, its CA trusted."""
+    settings.OUTBOUND_ALLOW_PRIVATE_NETWORKS = True
+    settings.OUTBOUND_CA_BUNDLE = oidc_server.ca_file
+    oidc_server.reset()
+    return oidc_server
+
+
+@pytest.fixture
+def private_ok(settings):
+    """The loopback fakes are private addresses: let the outbound guard's address rule pass them."""
+    settings.OUTBOUND_ALLOW_PRIVATE_NETWORKS = True

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import itertools
 
-from adminops.audit import system_actor
-from adminops.models import ApiKey, Membership, Tenant, User
-from adminops.services import api_key_create
+from core.audit import system_actor
+from core.models import Tenant
+from identity.models import ApiKey, Membership, User
+from identity.services.users import api_key_create
 
 _counter = itertools.count(1)
 PASSWORD = "correct horse battery staple"  # tests use a fast hasher (conftest)
@@ -45,7 +46,7 @@ def make_api_key(tenant: Tenant, scopes: list[str] | None = None, **fields) -> t
 def make_document(tenant: Tenant, chunks: list, **fields):
     """A document of the tenant's knowledge base stored through the vector store; `chunks` are
     (text, vector) pairs. Returns what `document_upsert` returns."""
-    from knowledge.vectors import document_upsert
+    from knowledge.vectors.store import document_upsert
 
     number = next(_counter)
     values = {

@@ -8,13 +8,13 @@ import uuid
 from django.urls import path
 from rest_framework import serializers
 
-from adminops.access import ADMIN_WRITE, VAULT_READ
-from adminops.models import ApiKey
-from config.api.envelopes import envelope, tool_response, v2_response
-from config.api.errors import ResourceNotFound
-from config.api.validation import validated
-from config.api.views import PublicAPIView, TenantAPIView
 from config.urls import urlpatterns as real_urlpatterns
+from core.access import ADMIN_WRITE, VAULT_READ
+from core.api.envelopes import envelope, tool_response, v2_response
+from core.api.errors import ResourceNotFound
+from core.api.validation import validated
+from core.api.views import PublicAPIView, TenantAPIView
+from identity.models import ApiKey
 
 
 class Crash(PublicAPIView):

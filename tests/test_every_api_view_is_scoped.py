@@ -3,19 +3,19 @@
 from django.contrib.auth.views import LoginView
 from django.urls import URLPattern, URLResolver, get_resolver
 
-from adminops import apis
-from adminops.apis import oauth_provider
-from adminops.apis.api_keys import ApiKeyPublicValidateApi
-from config.api import handlers
-from config.api.docs import RedocView, SchemaView, SwaggerView
-from config.api.views import PublicAPIView, TenantAPIView, TenantViewSet
+from core.api import handlers
+from core.api.docs import RedocView, SchemaView, SwaggerView
+from core.api.views import PublicAPIView, TenantAPIView, TenantViewSet
+from identity.apis import auth, oauth_provider
+from identity.apis.api_keys import ApiKeyPublicValidateApi
+from ops.apis import health
 
 PUBLIC_VIEWS = {
-    apis.HealthApi,
-    apis.ApiHealthApi,
-    apis.AdminHealthApi,  # status for anyone; details only after authentication and a role check
-    apis.AuthTokenApi,
-    apis.AuthTokenRefreshApi,
+    health.HealthApi,
+    health.ApiHealthApi,
+    health.AdminHealthApi,  # status for anyone; details only after authentication and a role check
+    auth.AuthTokenApi,
+    auth.AuthTokenRefreshApi,
     oauth_provider.OAuthTokenApi,  # client authentication is the request itself (RFC 6749)
     oauth_provider.OAuthRevokeApi,
     oauth_provider.OAuthIntrospectApi,

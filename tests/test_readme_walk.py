@@ -18,7 +18,7 @@ import time
 import pytest
 from django.core.management import call_command
 
-from adminops.models import Tenant
+from core.models import Tenant
 from tests.live import ROOT, free_port, live_server, manage, server_env
 
 README = ROOT / "README.md"

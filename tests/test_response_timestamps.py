@@ -7,7 +7,7 @@ import pytest
 from django.test import Client
 from rest_framework.test import APIClient
 
-from config.api.timestamps import iso_ms_text
+from core.api.timestamps import iso_ms_text
 from tests.conftest import timestamp_problems
 
 
@@ -49,7 +49,7 @@ def test_a_vendors_date_time_is_given_in_the_documented_form(vendor, ours):
 
 @pytest.mark.parametrize("client_class", [Client, APIClient])
 def test_the_check_sees_every_test_clients_responses(client_class, response_timestamps, monkeypatch):
-    monkeypatch.setattr("config.api.envelopes.utc_timestamp", lambda: "2026-11-21T09:30:00.123456+00:00")
+    monkeypatch.setattr("core.api.envelopes.utc_timestamp", lambda: "2026-11-21T09:30:00.123456+00:00")
     response = client_class().get("/api/v1/no-such-thing")
     assert response.status_code == 404
     assert response_timestamps == ["GET /api/v1/no-such-thing .timestamp: '2026-11-21T09:30:00.123456+00:00'"]

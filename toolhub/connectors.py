@@ -19,12 +19,19 @@ from urllib.parse import urlsplit
 
 from django.conf import settings
 
-from config.api.errors import ApiError
+from core.api.errors import ApiError
+from core.outbound import OutboundRefused
 from integrations.base import VendorClient
 from integrations.errors import VendorError, VendorThrottled, VendorTimeout
-from integrations.http import OutboundRefused
+from integrations.itdocs import ItdocsClient
+from integrations.itsm import ItsmClient, ItsmCredentials
+from integrations.sitelib.client import SitelibClient
+from integrations.sitelib.models import SitelibCredentials
+from integrations.wikispace import WikiClient
 from toolhub.errors import ConnectionNotFound, UpstreamError, upstream_rate_limited
 from toolhub.models import Connection, RiskLevel
+from toolhub.tools.knowledge import KnowledgeBase
+from vault.services.use import credential_for_use
 
 READ_RETRIES = 3
 
@@ -80,8 +87,6 @@ def _itsm(connection: Connection, credential, options: dict) -> VendorClient:
     """The credential is used as its auth type says: HTTP Basic for `basic_auth`, its access token
     as a bearer for the bearer types (the vault keeps an OAuth token fresh), and the instance's own
     token grant only for an OAuth credential that holds no access token."""
-    from integrations.itsm import ItsmClient, ItsmCredentials
-
     instance = urlsplit(connection.base_url).netloc
     auth_type = credential.auth_type
     if auth_type == "basic_auth":
@@ -110,8 +115,6 @@ def _unusable(connection: Connection, why: str) -> ConnectionNotFound:
 
 
 def _wiki(connection: Connection, credential, options: dict) -> VendorClient:
-    from integrations.wikispace import WikiClient
-
     username, api_token = _basic_pair(credential)
     return WikiClient(
         base_url=connection.base_url, username=username, api_token=api_token, session_options=options
@@ -119,8 +122,6 @@ def _wiki(connection: Connection, credential, options: dict) -> VendorClient:
 
 
 def _sitelib(connection: Connection, credential, options: dict) -> VendorClient:
-    from integrations.sitelib import SitelibClient, SitelibCredentials
-
     creds = SitelibCredentials(
         cloud_tid=_secret(credential, "cloud_tid"),
         client_id=_secret(credential, "client_id"),
@@ -143,14 +144,10 @@ def _sitelib(connection: Connection, credential, options: dict) -> VendorClient:
 
 
 def _knowledge(connection: Connection, credential, options: dict):
-    from toolhub.tools.knowledge import KnowledgeBase
-
     return KnowledgeBase(tenant=connection.tenant)
 
 
 def _itdocs(connection: Connection, credential, options: dict) -> VendorClient:
-    from integrations.itdocs import ItdocsClient
-
     api_key = credential.access_token or _secret(credential, "api_key")
     return ItdocsClient(base_url=connection.base_url, api_key=api_key, session_options=options)
 
@@ -182,8 +179,6 @@ def connector_client(
 
 def _credential(connection: Connection, tenant, actor: dict, request_id: str, *, count: bool):
     """The connection's live vault credential (None for a connector that uses none)."""
-    from vault.services.use import credential_for_use
-
     if not CONNECTORS[connection.connector].vendor:
         return None
     try:

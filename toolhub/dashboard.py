@@ -1,4 +1,4 @@
-"""The tool hub's panels on the console's dashboard (adminops.dashboard): calls waiting for an
+"""The tool hub's panels on the console's dashboard (core.dashboard): calls waiting for an
 approver, and tool calls per hour by outcome over the last day."""
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ from django.db.models import Count, Min
 from django.db.models.functions import TruncHour
 from django.utils.timesince import timesince
 
-from adminops.charts import BAD, GOOD, INFO, QUIET, WARN, Series, stacked_columns
-from adminops.console import APPROVERS, AUDITORS
-from adminops.dashboard import Panel, Row, Scope, dashboard_panel
+from core.charts import BAD, GOOD, INFO, QUIET, WARN, Series, stacked_columns
+from core.console import APPROVERS, AUDITORS
+from core.dashboard import Panel, Row, Scope, dashboard_panel
 from toolhub.models import Approval, ExecutionRecord
 
 HOURS = 24

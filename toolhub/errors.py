@@ -1,9 +1,9 @@
-"""The tool interface's error codes (DESIGN section 4). Raised by services, rendered by config.api."""
+"""The tool interface's error codes (DESIGN section 4). Raised by services, rendered by core.api."""
 
 from __future__ import annotations
 
-from config.api.errors import ApiError, RateLimited
-from config.api.timestamps import iso_ms
+from core.api.errors import ApiError, RateLimited
+from core.api.timestamps import iso_ms
 
 
 class ToolNotFound(ApiError):

@@ -4,30 +4,27 @@ from __future__ import annotations
 
 import logging
 
-from adminops.audit import system_actor
-from adminops.jobs import cleanup_expired_sessions as adminops_cleanup
-from adminops.jobs import job_implementation
-from adminops.models import JobRun
+from core.audit import system_actor
+from core.jobs import job_implementation
+from core.models import JobRun
+from toolhub.models import Connection
+from toolhub.services.cleanup import toolhub_cleanup
+from toolhub.services.connections import connection_health_record, connection_test
 
 logger = logging.getLogger(__name__)
 
 
 @job_implementation("cleanupExpiredSessions")
 def cleanup_expired_sessions(run: JobRun) -> int:
-    """adminops' clean-up (API keys, OAuth tokens), then the tool hub's: idempotency records past
+    """The tool hub's part (after identity's API keys and OAuth tokens): idempotency records past
     retention and pending approvals past their expiry."""
-    from toolhub.services.cleanup import toolhub_cleanup
-
-    return adminops_cleanup(run) + toolhub_cleanup()
+    return toolhub_cleanup()
 
 
 @job_implementation("connectionHealth")
 def connection_health(run: JobRun) -> int:
     """Probe every active connection with its connector's probe (the connection test's own code)
     and record its health; items = connections probed. Idempotent: a second run probes again."""
-    from toolhub.models import Connection
-    from toolhub.services.connections import connection_health_record, connection_test
-
     actor = system_actor("connectionHealth")
     probed = 0
     active = Connection.objects.filter(status=Connection.Status.ACTIVE).select_related("tenant")

@@ -19,11 +19,11 @@ from django.conf import settings
 from mcp import types
 from pydantic import BaseModel, ValidationError
 
-from adminops.models import Tenant
-from adminops.principals import Principal
-from config.api.envelopes import error_body
-from config.api.errors import ApiError
-from config.api.families import Family
+from core.api.envelopes import error_body
+from core.api.errors import ApiError
+from core.api.families import Family
+from core.models import Tenant
+from core.principals import Principal
 from toolhub.models import RiskLevel
 from toolhub.registry import Tool, tools_all
 from toolhub.services.execute import ExecuteCall, tool_execute

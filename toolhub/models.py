@@ -13,8 +13,8 @@ from django.db import models
 from django.db.models import Q
 from django.utils import timezone
 
-from adminops.models import Tenant
-from config.gencache import GenerationQuerySet
+from core.gencache import GenerationQuerySet
+from core.models import Tenant
 from toolhub.routing import ROUTES
 
 CONNECTION_PREFIX = "conn_"

@@ -107,11 +107,6 @@ def tool_define(
     )
 
 
-def tool_unregister(key: str) -> None:
-    """For tests that register a throw-away tool."""
-    _TOOLS.pop(key, None)
-
-
 def tool_problems(tool: Tool) -> list[str]:
     problems: list[str] = []
     if not TOOL_KEY.match(tool.key) or not tool.key.startswith(f"{tool.domain}."):

@@ -1,4 +1,4 @@
-"""The cache of the hub's routing reads (`config.gencache`): a call's connection, with its tenant's
+"""The cache of the hub's routing reads (`core.gencache`): a call's connection, with its tenant's
 approval policy, found by id or as its domain's default, scoped by tenant. A write to a connection,
 an approval policy or a tenant moves its tenant's generation on (signals connected in
 ToolhubConfig.ready), a bulk `update()`/`delete()` every tenant's, so a deactivated, re-pointed or
@@ -8,7 +8,7 @@ on the key itself (the authentication cache), so routing a pinned call needs no 
 
 from __future__ import annotations
 
-from config.gencache import GenerationCache
+from core.gencache import GenerationCache
 
 ROUTES = GenerationCache("hub-routes")
 

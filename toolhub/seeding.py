@@ -3,9 +3,9 @@
 
 from __future__ import annotations
 
-from adminops.audit import system_actor
-from adminops.models import Tenant
-from adminops.seeding import seed_hook
+from core.audit import system_actor
+from core.models import Tenant
+from core.seeding import seed_hook
 from toolhub.selectors import connection_list
 from toolhub.services.connections import connection_create
 

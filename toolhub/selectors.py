@@ -8,10 +8,10 @@ from fnmatch import fnmatchcase
 
 from django.db.models import Case, IntegerField, QuerySet, Value, When
 
-from adminops.models import Tenant
-from config.api.errors import InvalidParameter, value_error
-from config.api.ids import prefixed_uuid
-from config.api.timestamps import iso_ms
+from core.api.errors import InvalidParameter, value_error
+from core.api.ids import prefixed_uuid
+from core.api.timestamps import iso_ms
+from core.models import Tenant
 from toolhub.errors import ApprovalNotFound, ConnectionNotFound, ToolNotFound
 from toolhub.models import APPROVAL_PREFIX, CONNECTION_PREFIX, Approval, ApprovalPolicy, Connection
 from toolhub.registry import Tool, tool_lookup
@@ -84,6 +84,13 @@ def connection_resolve(
         f"The connection for the {tool.domain!r} domain is unhealthy: {unhealthy.health_error}",
         details={"domain": tool.domain, "connection_id": unhealthy.public_id, "health": "unhealthy"},
     )
+
+
+def connections_using(credential) -> int:
+    """How many of the tenant's connections use this vault credential (vault.usage asks)."""
+    return Connection.objects.filter(
+        tenant_id=credential.tenant_id, integration_id=credential.integration_id
+    ).count()
 
 
 def connection_pins_check(*, tenant: Tenant, pins: object) -> dict[str, str]:

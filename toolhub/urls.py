@@ -1,12 +1,14 @@
+from django.urls import path
 from rest_framework.routers import SimpleRouter
 
 from toolhub.apis.approvals import ApprovalViewSet
 from toolhub.apis.connections import ConnectionViewSet
+from toolhub.apis.mcp import McpApi
 from toolhub.apis.tools import ToolViewSet
 
 router = SimpleRouter(trailing_slash=False, use_regex_path=False)
-router.register("tools", ToolViewSet, basename="tools")
-router.register("connections", ConnectionViewSet, basename="connections")
-router.register("approvals", ApprovalViewSet, basename="approvals")
+router.register("api/v1/tools", ToolViewSet, basename="tools")
+router.register("api/v1/connections", ConnectionViewSet, basename="connections")
+router.register("api/v1/approvals", ApprovalViewSet, basename="approvals")
 
-urlpatterns = router.urls
+urlpatterns = [*router.urls, path("mcp", McpApi.as_view(), name="mcp")]

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from django.contrib import admin
 
-from adminops.console import (
+from core.console import (
     TENANT_ADMIN,
     ReadOnlyAdmin,
     TenantFilter,

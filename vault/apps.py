@@ -9,11 +9,11 @@ class VaultConfig(AppConfig):
     def ready(self) -> None:
         from django.db.models.signals import post_delete, post_save
 
-        from vault import checks, jobs, keyring, seeding, usecache  # noqa: F401  (registers checks, jobs, demo data)
+        from vault import caches, checks, jobs, keyring, reports, seeding  # noqa: F401  (registers checks, jobs, report sections, demo data)
         from vault.models import Credential, DataKey
 
-        post_save.connect(usecache.on_save, sender=Credential, dispatch_uid="vault-use-save")
-        post_delete.connect(usecache.on_delete, sender=Credential, dispatch_uid="vault-use-delete")
+        post_save.connect(caches.on_save, sender=Credential, dispatch_uid="vault-use-save")
+        post_delete.connect(caches.on_delete, sender=Credential, dispatch_uid="vault-use-delete")
         post_save.connect(keyring.on_data_key_write, sender=DataKey, dispatch_uid="vault-dek-save")
         post_delete.connect(keyring.on_data_key_write, sender=DataKey, dispatch_uid="vault-dek-delete")
 

@@ -7,11 +7,11 @@ from django.core.checks import Error, Tags, register
 from django.core.exceptions import ImproperlyConfigured
 from django.db import DatabaseError
 
+from vault import keyring
+
 
 @register(Tags.database)
 def vault_master_keys_match(app_configs=None, databases=None, **kwargs):
-    from vault import keyring
-
     if not databases:
         return []
     try:

@@ -1,4 +1,4 @@
-"""The vault's panel on the console's dashboard (adminops.dashboard): credentials that have expired,
+"""The vault's panel on the console's dashboard (core.dashboard): credentials that have expired,
 expire within a week, or whose last token refresh failed."""
 
 from __future__ import annotations
@@ -7,9 +7,9 @@ from datetime import timedelta
 
 from django.db.models import Count, F, Q
 
-from adminops.charts import BAD, WARN, Bar, bar_chart
-from adminops.console import TENANT_ADMIN
-from adminops.dashboard import Panel, Row, Scope, dashboard_panel
+from core.charts import BAD, WARN, Bar, bar_chart
+from core.console import TENANT_ADMIN
+from core.dashboard import Panel, Row, Scope, dashboard_panel
 from vault.models import Credential
 
 SOON = timedelta(days=7)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from config.api.errors import Conflict, ResourceNotFound
+from core.api.errors import Conflict, ResourceNotFound
 
 
 class CredentialNotFound(ResourceNotFound):

@@ -7,9 +7,7 @@ key (DEK) per tenant and version; the DEKs encrypt the secret fields.
   whose fingerprint differs from the stored one is a wrong key: `keyring_verify` raises before any
   data key is unwrapped, so a wrong key is an error, never garbage.
 - Unwrapped DEKs are cached per process by (tenant, version): a decryption costs no query.
-- Which version is a tenant's active one comes from `ACTIVE_DEKS` (`config.gencache`): any write to
-  a data key (a new key, a rotation retiring keys) makes every entry stale, through
-  `DataKeyQuerySet` and the signals connected in VaultConfig.ready.
+- Which version is a tenant's active one comes from `ACTIVE_DEKS` (vault.caches).
 """
 
 from __future__ import annotations
@@ -29,15 +27,15 @@ from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 from django.db import IntegrityError, transaction
 
-from config.api.errors import ServiceUnavailable
-from config.gencache import GenerationCache
+from core.api.errors import ServiceUnavailable
+from vault.caches import ACTIVE_DEKS
 from vault.crypto import forget_ciphers
+from vault.models import DataKey, MasterKeyFingerprint
 
 _CHECK_CONSTANT = b"vault master key check v1"
 _lock = threading.Lock()
 _dek_cache: dict[tuple[str, int], bytes] = {}
 _verified = False
-ACTIVE_DEKS = GenerationCache("vault-active-dek")
 
 
 class MasterKeyMismatch(ServiceUnavailable):
@@ -86,8 +84,6 @@ def keyring_verify(*, force: bool = False) -> None:
     global _verified
     if _verified and not force:
         return
-    from vault.models import DataKey, MasterKeyFingerprint
-
     keys = master_keys()
     stored = dict(MasterKeyFingerprint.objects.values_list("key_id", "fingerprint"))
     for key_id, key in keys.keys.items():
@@ -139,8 +135,6 @@ def dek_for(*, tenant_id, version: int) -> bytes:
     if key is not None:
         return key
     keyring_verify()
-    from vault.models import DataKey
-
     row = DataKey.objects.filter(tenant_id=tenant_id, version=version).first()
     if row is None:
         raise MasterKeyMismatch(f"Data key version {version} of this tenant does not exist.")
@@ -152,7 +146,6 @@ def dek_for(*, tenant_id, version: int) -> bytes:
 
 def active_dek(*, tenant_id) -> tuple[int, bytes]:
     """(version, key) of the tenant's active data key, created on first use."""
-    from vault.models import DataKey
 
     def load() -> int | None:  # at most one key per tenant is active (a unique constraint)
         active = DataKey.objects.filter(tenant_id=tenant_id, status=DataKey.Status.ACTIVE)
@@ -167,8 +160,6 @@ def active_dek(*, tenant_id) -> tuple[int, bytes]:
 def dek_create(*, tenant_id, version: int, first: bool = False) -> int:
     """Create and store a new wrapped data key. For the first one, a concurrent creator may win:
     then its key is the tenant's key."""
-    from vault.models import DataKey
-
     keyring_verify()
     kek_id, wrapped = wrap(os.urandom(32), tenant_id=tenant_id, version=version)
     try:

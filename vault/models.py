@@ -6,11 +6,10 @@ from django.db import models
 from django.db.models import Q
 from django.utils import timezone
 
-from adminops.models import Tenant
-from config.gencache import GenerationQuerySet
+from core.gencache import GenerationQuerySet
+from core.models import Tenant, TenantOwnedQuerySet
+from vault.caches import ACCESS_FIELDS, ACTIVE_DEKS, IN_USE
 from vault.fields import EncryptedField
-from vault.keyring import ACTIVE_DEKS
-from vault.usecache import ACCESS_FIELDS, IN_USE
 
 
 class MasterKeyFingerprint(models.Model):
@@ -62,17 +61,12 @@ class DataKey(models.Model):
         return f"{self.tenant_id} v{self.version} ({self.status})"
 
 
-class CredentialQuerySet(GenerationQuerySet):
-    """Bulk writes make the credentials cached for use stale at once (vault.usecache), but for a
+class CredentialQuerySet(TenantOwnedQuerySet, GenerationQuerySet):
+    """Bulk writes make the credentials cached for use stale at once (vault.caches), but for a
     write that only counts accesses; `save()` and deletes do it through signals."""
 
     generation_caches = (IN_USE,)
     quiet_fields = ACCESS_FIELDS
-
-    def for_tenant(self, tenant, *conditions, **filters):
-        """The tenant's rows, and those of them that match `conditions`/`filters` (in the same filter
-        call: every call clones the query, which costs more than the lookup on the hot reads)."""
-        return self.filter(*conditions, tenant_id=tenant.pk, **filters)
 
     def live(self):
         return self.filter(LIVE)

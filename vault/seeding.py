@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import secrets
 
-from adminops.audit import system_actor
-from adminops.models import Tenant
-from adminops.seeding import seed_hook
+from core.audit import system_actor
+from core.models import Tenant
+from core.seeding import seed_hook
 from vault.models import Credential
-from vault.services import credential_store
+from vault.services.credentials import credential_store
 
 
 @seed_hook

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from uuid import UUID
 
-from adminops.models import Tenant
-from config.api.errors import ResourceNotFound
+from core.api.errors import ResourceNotFound
+from core.models import Tenant
+from vault.caches import IN_USE
 from vault.errors import CredentialNotFound
 from vault.models import LIVE, Credential, CredentialTally, DekRotation
-from vault.usecache import IN_USE
 
 # What a credential record shows (`vault.apis.outputs.credential_record`): every column but the
 # ciphertexts, which a list page never needs.
@@ -90,7 +90,7 @@ USE_FIELDS = (
 
 def credential_for_use_get(*, tenant: Tenant, integration_id: str) -> Credential:
     """The live credential of an integration as a connector uses it, through the use cache
-    (vault.usecache)."""
+    (vault.caches)."""
 
     def load() -> Credential | None:  # only on a miss: building the query costs as much as a hit
         rows = Credential.objects.for_tenant(tenant, LIVE, integration_id=integration_id)
@@ -160,6 +160,16 @@ def credential_live_count(*, tenant: Tenant) -> int:
     (`CredentialTally`), which the database keeps in the same transaction as every credential
     write, instead of a COUNT over all the tenant's rows."""
     return sum(CredentialTally.objects.filter(tenant_id=tenant.pk).values_list("live", flat=True))
+
+
+def credential_counts(*, tenant: Tenant) -> dict[str, int]:
+    """The tenant's live credentials (`total`), and those of them active and expired."""
+    live = Credential.objects.for_tenant(tenant, LIVE)
+    return {
+        "total": credential_live_count(tenant=tenant),
+        "active": live.filter(status=Credential.Status.ACTIVE).count(),
+        "expired": live.filter(is_expired=True).count(),
+    }
 
 
 def dek_rotation_get(*, rotation_id: UUID) -> DekRotation:

@@ -13,8 +13,8 @@ from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
 from django.views.decorators.http import require_POST
 
-from adminops.console import TENANT_ADMIN, TenantScopedAdmin, console_actor
-from config.api.errors import ApiError
+from core.api.errors import ApiError
+from core.console import TENANT_ADMIN, TenantScopedAdmin, console_actor
 from ingestion.admin.display import labelled, run_status
 from ingestion.models import SyncConfiguration, SyncRun
 from ingestion.services.configurations import sync_configuration_delete, sync_configuration_stop, sync_now

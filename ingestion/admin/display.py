@@ -6,7 +6,7 @@ from __future__ import annotations
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 
-from adminops.charts import BAD, GOOD, INFO, QUIET, WARN
+from core.charts import BAD, GOOD, INFO, QUIET, WARN
 from ingestion.models import SyncRun
 
 # status -> (symbol, what a person calls it, colour); the word carries the meaning, not the colour.

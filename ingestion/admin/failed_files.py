@@ -11,9 +11,9 @@ from django.contrib import admin, messages
 from django.contrib.admin.views.main import ChangeList
 from django.utils.html import format_html
 
-from adminops.console import TENANT_ADMIN, TenantScopedAdmin, console_actor
-from adminops.models import Tenant
-from config.api.errors import ApiError
+from core.api.errors import ApiError
+from core.console import TENANT_ADMIN, TenantScopedAdmin, console_actor
+from core.models import Tenant
 from ingestion.models import FailedFileRow
 from ingestion.services.retry import failed_files_retry
 

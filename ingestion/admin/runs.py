@@ -6,7 +6,7 @@ from __future__ import annotations
 from django.contrib import admin, messages
 from django.utils.html import format_html_join
 
-from adminops.console import TENANT_ADMIN, ReadOnlyAdmin, TenantScopedAdmin, console_actor
+from core.console import TENANT_ADMIN, ReadOnlyAdmin, TenantScopedAdmin, console_actor
 from ingestion.admin.display import actor_text, run_status
 from ingestion.models import SyncRun, SyncRunItem
 from ingestion.services.runs import sync_run_stop

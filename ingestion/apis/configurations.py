@@ -10,14 +10,14 @@ from __future__ import annotations
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, inline_serializer
 from rest_framework import serializers
 
-from adminops.access import KNOWLEDGE_VIEW, KNOWLEDGE_WRITE
-from adminops.audit import actor_of
-from config.api.envelopes import v2_response
-from config.api.ids import prefixed_uuid
-from config.api.schema import V2DetailSerializer, V2ValidationErrorSerializer, v2_envelope
-from config.api.timestamps import iso_ms
-from config.api.validation import validated
-from config.api.views import TenantAPIView
+from core.access import KNOWLEDGE_VIEW, KNOWLEDGE_WRITE
+from core.api.envelopes import v2_response
+from core.api.ids import prefixed_uuid
+from core.api.schema import V2DetailSerializer, V2ValidationErrorSerializer, v2_envelope
+from core.api.timestamps import iso_ms
+from core.api.validation import validated
+from core.api.views import TenantAPIView
+from core.audit import actor_of
 from ingestion.apis.params import query_error
 from ingestion.models import SYNC_CONFIGURATION_PREFIX, Platform, SyncConfiguration
 from ingestion.selectors import sync_configuration_get

@@ -5,12 +5,12 @@ from __future__ import annotations
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import serializers
 
-from adminops.access import KNOWLEDGE_READ
-from config.api.envelopes import v2_response
-from config.api.schema import V2DetailSerializer, v2_envelope
-from config.api.timestamps import iso_ms
-from config.api.validation import validated
-from config.api.views import TenantAPIView
+from core.access import KNOWLEDGE_READ
+from core.api.envelopes import v2_response
+from core.api.schema import V2DetailSerializer, v2_envelope
+from core.api.timestamps import iso_ms
+from core.api.validation import validated
+from core.api.views import TenantAPIView
 from ingestion.apis.params import int_query
 from ingestion.records import PLATFORM_TYPES, FailedFile
 from ingestion.selectors import failed_file_list

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import uuid
 
-from config.api.errors import FieldError, RequestInvalid
-from config.api.ids import prefixed_uuid
+from core.api.errors import FieldError, RequestInvalid
+from core.api.ids import prefixed_uuid
 
 
 def int_query(request, name: str, *, low: int, high: int) -> int | None:

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 
-from adminops.access import KNOWLEDGE_WRITE
-from adminops.audit import actor_of
-from config.api.envelopes import v2_response
-from config.api.schema import V2DetailSerializer, V2ValidationErrorSerializer, v2_envelope
-from config.api.validation import validated
-from config.api.views import TenantAPIView
+from core.access import KNOWLEDGE_WRITE
+from core.api.envelopes import v2_response
+from core.api.schema import V2DetailSerializer, V2ValidationErrorSerializer, v2_envelope
+from core.api.validation import validated
+from core.api.views import TenantAPIView
+from core.audit import actor_of
 from ingestion.apis.shapes import RetryFailedInput, RetryQueuedOutput
 from ingestion.services.retry import failed_files_retry
 from knowledge.selectors import vectordb_tenant_check

@@ -6,13 +6,13 @@ from __future__ import annotations
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, inline_serializer
 from rest_framework import serializers
 
-from adminops.access import KNOWLEDGE_VIEW, KNOWLEDGE_WRITE
-from adminops.audit import actor_of
-from config.api.envelopes import v2_response
-from config.api.schema import V2DetailSerializer, V2ValidationErrorSerializer, v2_envelope
-from config.api.timestamps import iso_ms
-from config.api.validation import validated
-from config.api.views import TenantAPIView
+from core.access import KNOWLEDGE_VIEW, KNOWLEDGE_WRITE
+from core.api.envelopes import v2_response
+from core.api.schema import V2DetailSerializer, V2ValidationErrorSerializer, v2_envelope
+from core.api.timestamps import iso_ms
+from core.api.validation import validated
+from core.api.views import TenantAPIView
+from core.audit import actor_of
 from ingestion.apis.params import id_query, int_query, text_query
 from ingestion.apis.shapes import DocumentsDeletedOutput, RunStartedOutput, SyncRunOutput
 from ingestion.models import SYNC_CONFIGURATION_PREFIX, SYNC_RUN_PREFIX, SyncRun

@@ -6,7 +6,7 @@ from __future__ import annotations
 from django.utils.dateparse import parse_datetime
 from rest_framework import serializers
 
-from config.api.ids import prefixed_uuid
+from core.api.ids import prefixed_uuid
 from ingestion.models import SYNC_CONFIGURATION_PREFIX, Platform, SyncRun
 from knowledge.apis import (
     ContentRestrictionSerializer,

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from drf_spectacular.utils import extend_schema
 
-from adminops.access import KNOWLEDGE_WRITE
-from adminops.audit import actor_of
-from config.api.schema import v2_envelope
-from config.api.validation import validated
-from config.api.views import TenantAPIView
+from core.access import KNOWLEDGE_WRITE
+from core.api.schema import v2_envelope
+from core.api.validation import validated
+from core.api.views import TenantAPIView
+from core.audit import actor_of
 from ingestion.apis.runs import (
     DELETE_RESPONSES,
     STARTED_RESPONSES,

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from drf_spectacular.utils import extend_schema
 
-from adminops.access import KNOWLEDGE_WRITE
+from core.access import KNOWLEDGE_WRITE
+from core.outbound import guard_field
 from ingestion.apis.runs import (
     DELETE_RESPONSES,
     DOCUMENTS_DELETED,
@@ -20,7 +21,6 @@ from ingestion.apis.runs import (
 from ingestion.apis.shapes import WikiDeleteInput, WikiUploadInput
 from ingestion.models import Platform
 from ingestion.services.configurations import PlatformAccount, UploadRequest
-from integrations.http import guard_field
 from vault.models import Credential
 
 

@@ -9,7 +9,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('adminops', '0003_audit_archive_usage_report'),
+        ('core', '0001_initial'),
         ('ingestion', '0001_initial'),
     ]
 
@@ -32,7 +32,7 @@ class Migration(migrations.Migration):
                 ('delta_tokens', models.JSONField(blank=True, default=dict, help_text="Per drive id: the platform's delta link of the last finished run.")),
                 ('created_at', models.DateTimeField(default=django.utils.timezone.now)),
                 ('updated_at', models.DateTimeField(auto_now=True)),
-                ('tenant', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='sync_configurations', to='adminops.tenant')),
+                ('tenant', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='sync_configurations', to='core.tenant')),
             ],
             options={
                 'verbose_name': 'sync configuration',
@@ -65,7 +65,7 @@ class Migration(migrations.Migration):
                 ('stop_requested', models.BooleanField(default=False)),
                 ('triggered_by', models.JSONField(blank=True, default=dict)),
                 ('configuration', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='runs', to='ingestion.syncconfiguration')),
-                ('tenant', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='sync_runs', to='adminops.tenant')),
+                ('tenant', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='sync_runs', to='core.tenant')),
             ],
             options={
                 'verbose_name': 'sync run',

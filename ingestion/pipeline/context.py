@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from adminops.models import Tenant
+from core.models import Tenant
 from ingestion.models import SyncConfiguration, SyncRun
 from ingestion.pipeline.sources import Source, SourceItem
 from knowledge.embeddings import Embedder

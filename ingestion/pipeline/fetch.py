@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from django.conf import settings
 
+from core.outbound import OutboundRefused
 from ingestion.pipeline.extract import ExtractionFailed, format_check
 from ingestion.pipeline.failures import ItemFailed, ItemGone
 from ingestion.pipeline.sources import Content, Source, SourceItem
@@ -16,7 +17,6 @@ from integrations.errors import (
     VendorNotFound,
     VendorTimeout,
 )
-from integrations.http import OutboundRefused
 
 MB = 1024 * 1024
 

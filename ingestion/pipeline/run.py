@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 
+from core.outbound import OutboundRefused
 from ingestion.models import SyncRun
 from ingestion.pipeline.context import RunContext
 from ingestion.pipeline.failures import RunFailed
@@ -24,7 +25,6 @@ from ingestion.services.runs import (
     sync_run_handled,
 )
 from integrations.errors import VendorError
-from integrations.http import OutboundRefused
 from knowledge.embeddings import embedder
 from knowledge.selectors import SourceRules, document_find, documents_of_configuration, source_rules_get
 

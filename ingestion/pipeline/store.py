@@ -13,11 +13,11 @@ from ingestion.models import SyncRunItem
 from ingestion.pipeline.context import RunContext
 from ingestion.pipeline.failures import ItemFailed
 from ingestion.pipeline.sources import SourceItem
-from ingestion.services import failed_file_record, failed_file_remove
+from ingestion.services.failed_files import failed_file_record, failed_file_remove
 from ingestion.services.runs import ItemResult, sync_run_item_record
 from knowledge.models import Document
 from knowledge.selectors import document_find
-from knowledge.vectors import document_delete, document_upsert
+from knowledge.vectors.store import document_delete, document_upsert
 
 
 @dataclass

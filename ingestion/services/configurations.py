@@ -18,16 +18,21 @@ from datetime import datetime, timedelta
 from django.db import transaction
 from django.utils import timezone
 
-from adminops.audit import audit_record, system_actor
-from adminops.models import Tenant
-from config.api.errors import value_error
+from core.api.errors import value_error
+from core.audit import audit_record, system_actor
+from core.models import Tenant
 from ingestion.models import SyncConfiguration, SyncRun, SyncRunItem
 from ingestion.selectors import sync_configuration_get
 from ingestion.services.failed_files import failed_file_remove
 from ingestion.services.runs import RunAlreadyActive, sync_run_queue, sync_run_stop
-from knowledge.vectors import documents_delete_of_configuration
+from knowledge.vectors.store import documents_delete_of_configuration
 from vault.selectors import credential_live_get
-from vault.services import credential_delete, credential_rotate, credential_store, credential_update
+from vault.services.credentials import (
+    credential_delete,
+    credential_rotate,
+    credential_store,
+    credential_update,
+)
 
 SCOPE_FIELDS = ("site_urls", "sub_sites", "drives", "folders", "pages")
 OWNED_PREFIX = "ingestion-"

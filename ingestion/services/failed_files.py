@@ -13,8 +13,8 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from adminops.models import Tenant
-from config.api.errors import value_error
+from core.api.errors import value_error
+from core.models import Tenant
 from ingestion.records import CONTENT_TYPES, ERROR_TYPES, FailedFile, FailureReport
 from ingestion.store import failed_file_store
 

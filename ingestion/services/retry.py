@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from adminops.models import Tenant
+from core.models import Tenant
 from ingestion.models import SyncRun, SyncRunItem
 from ingestion.selectors import failed_file_list
 from ingestion.services.runs import RunAlreadyActive, sync_run_queue

@@ -21,8 +21,8 @@ from django.db.models import DateTimeField, F, Q, Value
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
-from adminops.audit import audit_record
-from config.api.errors import Conflict, ServiceUnavailable
+from core.api.errors import Conflict, ServiceUnavailable
+from core.audit import audit_record
 from ingestion.models import SyncConfiguration, SyncRun, SyncRunItem
 
 logger = logging.getLogger(__name__)

@@ -9,11 +9,11 @@ from collections.abc import Sequence
 from django.db import transaction
 from django.utils import timezone
 
-from adminops.audit import audit_record
-from adminops.models import Tenant
-from config.api.errors import ResourceNotFound
-from config.api.timestamps import iso_ms
-from knowledge.vectors import documents_delete_by_url_prefix, documents_delete_where
+from core.api.errors import ResourceNotFound
+from core.api.timestamps import iso_ms
+from core.audit import audit_record
+from core.models import Tenant
+from knowledge.vectors.store import documents_delete_by_url_prefix, documents_delete_where
 
 
 def knowledge_source_delete(*, tenant: Tenant, source_url: str, actor: dict, request_id: str | None) -> dict:

@@ -7,7 +7,9 @@ from functools import lru_cache
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 
+from ingestion.store.azure_tables import AzureTablesStore
 from ingestion.store.base import FailedFileStore, StoreUnavailable
+from ingestion.store.orm import OrmStore
 
 BACKENDS = ("orm", "azure_tables")
 
@@ -26,15 +28,11 @@ def failed_file_store() -> FailedFileStore:
 def store_for(*, backend: str, connection_string: str | None = None, table_name: str = "") -> FailedFileStore:
     # Cached: the Azure client keeps its connection pool and knows its table exists.
     if backend == "orm":
-        from ingestion.store.orm import OrmStore
-
         return OrmStore()
     if backend == "azure_tables":
         if not connection_string:
             raise ImproperlyConfigured(
                 "FAILED_FILES_BACKEND=azure_tables needs AZURE_TABLES_CONNECTION_STRING."
             )
-        from ingestion.store.azure_tables import AzureTablesStore
-
         return AzureTablesStore(connection_string=connection_string, table_name=table_name)
     raise ImproperlyConfigured(f"FAILED_FILES_BACKEND must be one of {', '.join(BACKENDS)}, not {backend!r}.")

@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Protocol
 
-from config.api.errors import ServiceUnavailable
+from core.api.errors import ServiceUnavailable
 from ingestion.records import FailedFile, FailedFilePage, FailureReport
 
 

@@ -8,6 +8,7 @@ from datetime import datetime
 from django.db import IntegrityError, transaction
 from django.db.models import F
 
+from core.reports import text_length
 from ingestion.models import FailedFileRow
 from ingestion.records import FailedFile, FailedFilePage, FailureReport, file_key
 
@@ -74,8 +75,6 @@ class OrmStore:
         return deleted
 
     def stored_size(self, *, tenant_id: str) -> int:
-        from adminops.stats import text_length
-
         return text_length(FailedFileRow.objects.filter(tenant_id=tenant_id), *TEXT_COLUMNS)
 
     def probe(self) -> None:

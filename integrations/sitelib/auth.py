@@ -18,8 +18,8 @@ from cryptography.exceptions import UnsupportedAlgorithm
 from cryptography.hazmat.primitives import serialization
 from msal.exceptions import MsalServiceError
 
+from core.outbound import outbound_session
 from integrations.errors import CredentialsInvalid, VendorDenied, VendorTimeout, VendorUnavailable
-from integrations.http import outbound_session
 from integrations.sitelib.models import PLATFORM, SitelibCredentials, cloud_tid_valid, thumbprint_valid
 
 # Token errors that mean "the platform is in trouble", not "these credentials are refused".

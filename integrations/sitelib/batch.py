@@ -24,9 +24,9 @@ from dataclasses import dataclass
 
 from requests.structures import CaseInsensitiveDict
 
+from core.outbound import RETRY_STATUSES
 from integrations.base import VendorClient
 from integrations.errors import VendorUnavailable
-from integrations.http import RETRY_STATUSES
 
 BATCH_LIMIT = 20
 

@@ -7,13 +7,13 @@ from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers
 from rest_framework.response import Response
 
-from adminops.access import KNOWLEDGE_READ
-from config.api.envelopes import v2_response
-from config.api.schema import v2_envelope
-from config.api.validation import validated
-from config.api.views import TenantAPIView
+from core.access import KNOWLEDGE_READ
+from core.api.envelopes import v2_response
+from core.api.schema import v2_envelope
+from core.api.validation import validated
+from core.api.views import TenantAPIView
 from integrations.itsm import ItsmCredentials
-from integrations.sitelib import SitelibCredentials, cloud_tid_valid, thumbprint_valid
+from integrations.sitelib.models import SitelibCredentials, cloud_tid_valid, thumbprint_valid
 from knowledge.apis import (
     MAX_ITEMS,
     ContentRestrictionSerializer,

@@ -5,12 +5,12 @@ from __future__ import annotations
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers
 
-from adminops.access import KNOWLEDGE_VIEW
-from config.api.envelopes import v2_response
-from config.api.errors import ServiceUnavailable
-from config.api.schema import V2DetailSerializer, v2_envelope
-from config.api.validation import validated
-from config.api.views import TenantAPIView
+from core.access import KNOWLEDGE_VIEW
+from core.api.envelopes import v2_response
+from core.api.errors import ServiceUnavailable
+from core.api.schema import V2DetailSerializer, v2_envelope
+from core.api.validation import validated
+from core.api.views import TenantAPIView
 from knowledge.apis import VectordbConfigSerializer
 from knowledge.embeddings import EmbeddingFailed
 from knowledge.models import PLATFORM_TYPES

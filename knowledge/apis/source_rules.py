@@ -7,14 +7,14 @@ from __future__ import annotations
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, inline_serializer
 from rest_framework import serializers
 
-from adminops.access import KNOWLEDGE_VIEW, KNOWLEDGE_WRITE
-from adminops.audit import actor_of
-from config.api.envelopes import v2_response
-from config.api.errors import RequestInvalid
-from config.api.schema import V2DetailSerializer, V2ValidationErrorSerializer, v2_envelope
-from config.api.timestamps import iso_ms
-from config.api.validation import validated
-from config.api.views import TenantAPIView
+from core.access import KNOWLEDGE_VIEW, KNOWLEDGE_WRITE
+from core.api.envelopes import v2_response
+from core.api.errors import RequestInvalid
+from core.api.schema import V2DetailSerializer, V2ValidationErrorSerializer, v2_envelope
+from core.api.timestamps import iso_ms
+from core.api.validation import validated
+from core.api.views import TenantAPIView
+from core.audit import actor_of
 from knowledge.models import SourceRule
 from knowledge.selectors import source_rule_list
 from knowledge.services import source_rule_create, source_rule_delete

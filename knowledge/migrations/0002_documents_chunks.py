@@ -35,7 +35,7 @@ def hnsw_index_drop(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('adminops', '0003_audit_archive_usage_report'),
+        ('core', '0001_initial'),
         ('knowledge', '0001_initial'),
     ]
 
@@ -59,7 +59,7 @@ class Migration(migrations.Migration):
                 ('chunk_count', models.PositiveIntegerField(default=0)),
                 ('created_at', models.DateTimeField(auto_now_add=True)),
                 ('updated_at', models.DateTimeField(auto_now=True)),
-                ('tenant', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='documents', to='adminops.tenant')),
+                ('tenant', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='documents', to='core.tenant')),
             ],
         ),
         migrations.CreateModel(
@@ -72,7 +72,7 @@ class Migration(migrations.Migration):
                 ('dimension', models.PositiveIntegerField()),
                 ('audience', models.TextField(help_text="The document's audience as |group|group| (folded case).")),
                 ('embedding', knowledge.fields.EmbeddingField()),
-                ('tenant', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='adminops.tenant')),
+                ('tenant', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='core.tenant')),
                 ('document', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='chunks', to='knowledge.document')),
             ],
         ),

@@ -12,7 +12,7 @@ from django.db import transaction
 from django.db.models import Q
 from django.db.models.constants import LOOKUP_SEP
 
-from adminops.models import Tenant
+from core.models import Tenant
 from knowledge.fields import FLOAT32
 from knowledge.models import Chunk, Document
 from knowledge.vectors.audience import audience_tags, audience_visible, readers_tags, readers_visible

@@ -12,7 +12,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from ingestion.services import failed_file_record
+from ingestion.services.failed_files import failed_file_record
 from ingestion.store import failed_file_store
 
 AZURITE_ENV = "AZURITE_CONNECTION_STRING"
@@ -82,8 +82,8 @@ DOMAIN = "acme.example.com"
 @pytest.fixture
 def app_registration(tenant):
     """The tenant's vault credential for the document sites, under the default integration id."""
-    from adminops.audit import system_actor
-    from vault.services import credential_store
+    from core.audit import system_actor
+    from vault.services.credentials import credential_store
 
     return credential_store(
         tenant=tenant,

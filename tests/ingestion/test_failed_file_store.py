@@ -7,10 +7,10 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from django.utils import timezone
 
-from config.api.errors import RequestInvalid
+from core.api.errors import RequestInvalid
 from ingestion.records import CONTENT_TYPES, FailureReport
 from ingestion.selectors import failed_file_list
-from ingestion.services import (
+from ingestion.services.failed_files import (
     failed_file_record,
     failed_file_remove,
     failed_files_forget_tenant,

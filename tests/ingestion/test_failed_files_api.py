@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from adminops.models import Role
+from core.models import Role
 from tests import factories
 from tests.helpers import TIMESTAMP, assert_v2_detail, assert_v2_validation
 

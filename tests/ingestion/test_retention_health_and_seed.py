@@ -7,10 +7,10 @@ from io import StringIO
 import pytest
 from django.core.management import call_command
 
-from adminops import health, jobs
-from adminops.models import JobRun, Tenant
-from adminops.seeding import SEED_HOOKS
-from adminops.tasks import run_job
+from core import health, jobs
+from core.models import JobRun, Tenant
+from core.seeding import SEED_HOOKS
+from core.tasks import run_job
 from ingestion import health as ingestion_health
 from ingestion.seeding import seed_failed_files
 from ingestion.selectors import failed_file_list

@@ -6,9 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from adminops.models import AuditEntry, Role
+from core.models import AuditEntry, Role
 from knowledge.models import Chunk, Document
-from knowledge.vectors import document_upsert
+from knowledge.vectors.store import document_upsert
 from tests import factories
 from tests.helpers import TIMESTAMP, assert_v2_detail, assert_v2_validation
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from adminops.models import Role
+from core.models import Role
 from tests import factories
 from tests.ingestion.conftest import DOMAIN
 from tests.ingestion.runs import counted, wait_for_run

@@ -12,20 +12,20 @@ import pytest
 from django.db import connection, transaction
 from django.utils import timezone
 
-from adminops.audit import system_actor
+from core.audit import system_actor
 from ingestion.models import SyncConfiguration, SyncRun, SyncRunItem
 from ingestion.pipeline.run import sync_run_execute
 from ingestion.selectors import failed_file_list
 from ingestion.services.runs import run_outcome, sync_run_queue
 from knowledge.embeddings import embedder
 from knowledge.models import Chunk, Document
-from knowledge.vectors import chunks_search
+from knowledge.vectors.store import chunks_search
 from tests.fakes.embeddings import FakeEmbeddingServer
 from tests.fakes.server import Reply
 from tests.ingestion.conftest import CLIENT_ID, CLOUD_TID, DOMAIN
 from tests.ingestion.documents import docx_bytes, pdf_bytes
 from tests.ingestion.sitelib_tree import FAILING, GOOD, build
-from vault.services import credential_store
+from vault.services.credentials import credential_store
 
 
 @pytest.fixture(autouse=True)

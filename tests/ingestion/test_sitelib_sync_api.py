@@ -7,12 +7,12 @@ import uuid
 
 import pytest
 
-from adminops.audit import system_actor
-from adminops.models import AuditEntry, Role
+from core.audit import system_actor
+from core.models import AuditEntry, Role
 from ingestion.models import SyncConfiguration, SyncRun
 from tests import factories
 from tests.helpers import TIMESTAMP, assert_v2_detail, assert_v2_validation
-from vault.services import credential_store
+from vault.services.credentials import credential_store
 
 UPLOAD = "/v2/sitelib/upload"
 INGEST = "/v2/sitelib/ingest"

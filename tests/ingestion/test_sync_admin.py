@@ -8,7 +8,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from adminops.models import AuditEntry, Role
+from core.models import AuditEntry, Role
 from ingestion.models import SyncConfiguration, SyncRun, SyncRunItem
 from tests import factories
 
@@ -177,7 +177,7 @@ def test_the_lists_read_as_words_not_json(root, tenant):
 
 def test_retrying_failed_files_queues_a_retry_run_as_the_api_does(tenant_admin, tenant, other_tenant):
     from ingestion.models import FailedFileRow
-    from ingestion.services import failed_file_record
+    from ingestion.services.failed_files import failed_file_record
 
     configuration = make_configuration(tenant)
     earlier = make_run(configuration, status="partial", failed=1)

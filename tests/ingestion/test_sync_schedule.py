@@ -8,8 +8,8 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from adminops.models import JobRun
-from adminops.tasks import run_job
+from core.models import JobRun
+from core.tasks import run_job
 from ingestion.models import SyncConfiguration, SyncRun
 
 TASK = "ingestion.tasks.sync_run_execute"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from django.db import transaction
 
-from adminops.models import Tenant
+from core.models import Tenant
 from ingestion.selectors import failed_file_list
 from tests import factories
 from tests.helpers import assert_ok
@@ -55,7 +55,7 @@ def test_deleting_a_tenant_removes_its_configurations_documents_vectors_and_fail
 
     from ingestion.models import SyncConfiguration
     from knowledge.models import Chunk, Document
-    from knowledge.vectors import document_upsert
+    from knowledge.vectors.store import document_upsert
 
     for owner in (tenant, other_tenant):
         configuration = SyncConfiguration.objects.create(

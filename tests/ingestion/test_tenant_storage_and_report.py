@@ -7,8 +7,8 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from adminops.reports import month_start, usage_report_write
-from adminops.stats import MB, tenant_storage_bytes
+from ops.reports import month_start, usage_report_write
+from ops.stats import MB, tenant_storage_bytes
 from tests import factories
 from tests.helpers import assert_ok
 from tests.toolhub.support import make_credential

@@ -12,9 +12,9 @@ import pytest
 from celery.signals import before_task_publish
 from django.utils import timezone
 
-from adminops.audit import system_actor
-from adminops.jobs import job_enqueue, job_execute
-from adminops.models import AuditEntry, Role
+from core.audit import system_actor
+from core.jobs import job_enqueue, job_execute
+from core.models import AuditEntry, Role
 from ingestion.models import SyncConfiguration, SyncRun
 from knowledge.models import Chunk, Document
 from tests import factories

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from adminops.models import Role
+from core.models import Role
 from tests import factories
 from tests.ingestion.platforms import failed_files, vectordb, wiki_upload
 from tests.ingestion.runs import counted, search_titles, wait_for_run

@@ -9,8 +9,8 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from adminops.audit import system_actor
-from adminops.jobs import job_enqueue, job_execute
+from core.audit import system_actor
+from core.jobs import job_enqueue, job_execute
 from ingestion.models import Platform, SyncRun, SyncRunItem
 from ingestion.pipeline.run import sync_run_execute
 from ingestion.services.configurations import PlatformAccount, UploadRequest, upload

@@ -10,7 +10,8 @@ import pytest
 import requests
 
 from integrations.errors import VendorError, VendorThrottled, VendorUnavailable
-from integrations.sitelib import SitelibClient, SitelibCredentials
+from integrations.sitelib.client import SitelibClient
+from integrations.sitelib.models import SitelibCredentials
 from tests.fakes.graph import FakeGraph
 from tests.fakes.server import Reply
 

@@ -9,6 +9,7 @@ from datetime import UTC, datetime
 
 import pytest
 
+from core.outbound import OutboundRefused
 from integrations.errors import (
     ChangesExpired,
     ContentTooLarge,
@@ -18,15 +19,9 @@ from integrations.errors import (
     VendorTimeout,
     VendorUnreachable,
 )
-from integrations.http import OutboundRefused
-from integrations.sitelib import (
-    DriveItem,
-    SitelibClient,
-    SitelibCredentials,
-    drive_named,
-    item_too_large,
-    item_within,
-)
+from integrations.sitelib.client import SitelibClient
+from integrations.sitelib.files import item_within
+from integrations.sitelib.models import DriveItem, SitelibCredentials, drive_named, item_too_large
 from tests.fakes.graph import FakeGraph
 from tests.fakes.server import FakeVendor, Reply, route
 

@@ -20,7 +20,8 @@ from integrations.errors import (
     VendorThrottled,
     VendorUnavailable,
 )
-from integrations.sitelib import SitelibClient, SitelibCredentials
+from integrations.sitelib.client import SitelibClient
+from integrations.sitelib.models import SitelibCredentials
 from tests.fakes.graph import FakeGraph
 from tests.fakes.identity import FakeIdentity
 from tests.fakes.server import FakeVendor, Reply, route

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from adminops.models import Role
+from core.models import Role
 from tests import factories
 from tests.fakes.certificates import make_app_certificate
 from tests.fakes.graph import FakeGraph

@@ -10,8 +10,8 @@ from django.core.management import CommandError, call_command
 from django.db import connection
 
 from knowledge.models import Chunk
-from knowledge.vectors import chunks_search
 from knowledge.vectors.ranking import hnsw_index
+from knowledge.vectors.store import chunks_search
 from tests.factories import make_document
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from adminops.models import Role
+from core.models import Role
 from knowledge.models import Document
 from tests import factories
 

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from knowledge.models import Chunk, Document
-from knowledge.vectors import chunks_search
+from knowledge.vectors.store import chunks_search
 from tests.factories import make_document, make_searchable_document
 
 DIMENSION = 4

@@ -4,7 +4,7 @@ import shutil
 import pytest
 from django.core.management import call_command
 
-from adminops.models import Tenant
+from core.models import Tenant
 from knowledge.models import Chunk, Document, SourceRule
 from knowledge.seeding import HANDBOOK_DIR
 from knowledge.selectors import documents_search

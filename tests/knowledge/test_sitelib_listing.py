@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from adminops.models import Role
+from core.models import Role
 from knowledge.models import SourceRule
 from tests import factories
 from tests.fakes.server import Reply

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from knowledge.models import Document
-from knowledge.vectors import chunks_count, documents_delete_by_url_prefix, documents_delete_where
+from knowledge.vectors.store import chunks_count, documents_delete_by_url_prefix, documents_delete_where
 from tests.factories import make_document
 
 ARTICLE = "https://acme.itsm.test/kb_view.do?sysparm_article=KB0010001"

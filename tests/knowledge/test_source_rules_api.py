@@ -7,7 +7,7 @@ import uuid
 
 import pytest
 
-from adminops.models import AuditEntry, Role
+from core.models import AuditEntry, Role
 from knowledge.models import SourceRule
 from knowledge.selectors import source_rules_get
 from tests import factories

@@ -7,17 +7,17 @@ import numpy as np
 import pytest
 from django.db import IntegrityError
 
-from adminops.audit import system_actor
-from adminops.services.tenants import tenant_delete
+from core.audit import system_actor
 from knowledge.models import Chunk, Document
 from knowledge.selectors import document_find
-from knowledge.vectors import (
+from knowledge.vectors.store import (
     chunks_count,
     chunks_search,
     document_delete,
     document_upsert,
     documents_delete_by_url_prefix,
 )
+from ops.services import tenant_delete
 from tests.factories import make_document
 
 DIMENSION = 8

@@ -8,9 +8,9 @@ from __future__ import annotations
 import pytest
 from rest_framework.test import APIClient
 
-from adminops.audit import audit_chain_verify, system_actor
-from adminops.models import AuditEntry
-from ingestion.services import failed_file_record
+from core.audit import audit_chain_verify, system_actor
+from core.models import AuditEntry
+from ingestion.services.failed_files import failed_file_record
 from tests import factories
 from tests.fakes.itdocs import FakeItdocs
 from tests.helpers import assert_ok
@@ -29,7 +29,7 @@ AUDITED_CHANGE = 5
 AUDIT_APPEND_EXTRA = 1
 # Tool execute, as production runs it (outside any test transaction), warm: the connection with the
 # tenant's approval policy comes from the routing cache (toolhub.routing) and its live credential
-# from the use cache (vault.usecache), then one transaction writes the execution record, its
+# from the use cache (vault.caches), then one transaction writes the execution record, its
 # credential's counted access and the audit entry (the head's move, the entry) between its BEGIN
 # and COMMIT.
 EXECUTE_QUERIES = 1 + 3 + AUDIT_APPEND_EXTRA + 1

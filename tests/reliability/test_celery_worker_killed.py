@@ -25,7 +25,7 @@ VISIBILITY_TIMEOUT = 5
 _SEED = """
 import uuid
 from django.utils import timezone
-from adminops.models import Tenant
+from core.models import Tenant
 from vault.models import Credential
 from vault.services.secrets import Revealed, seal_into
 tenant, now, rows = Tenant.objects.get(id={tenant!r}), timezone.now(), []
@@ -39,9 +39,9 @@ print(len(rows))
 """
 
 _START = """
-from adminops.audit import system_actor
-from adminops.models import Tenant
-from vault.services import dek_rotation_start
+from core.audit import system_actor
+from core.models import Tenant
+from vault.services.dek import dek_rotation_start
 rotation = dek_rotation_start(tenant=Tenant.objects.get(id={tenant!r}), actor=system_actor("faults"))
 print(rotation.id)
 """

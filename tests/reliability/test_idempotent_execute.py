@@ -26,8 +26,8 @@ CREATE = "/api/v1/tools/wiki.page.create/execute"
 CONNECT_TIMEOUT, READ_TIMEOUT = 1, 4  # the connection's own: a write's lease is 5 s (+1 s margin)
 
 _CONNECTION = """
-from adminops.audit import system_actor
-from adminops.models import Tenant
+from core.audit import system_actor
+from core.models import Tenant
 from toolhub.services.connections import connection_create
 from vault.services.credentials import credential_store
 tenant, actor = Tenant.objects.get(id={tenant!r}), system_actor("faults")

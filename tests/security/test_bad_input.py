@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from adminops.models import AuditEntry
+from core.models import AuditEntry
 from tests.helpers import assert_error, assert_ok
 from tests.toolhub.support import make_connection, make_credential
 from vault.models import Credential

@@ -10,9 +10,10 @@ import json
 import pytest
 from django.forms.models import model_to_dict
 
-from adminops.audit import system_actor
-from adminops.models import ApiKey, AuditEntry, IdentityRealm, OAuthClient, Role, Tenant
-from adminops.services.oauth import ClientSpec, oauth_client_create
+from core.audit import system_actor
+from core.models import AuditEntry, Role, Tenant
+from identity.models import ApiKey, IdentityRealm, OAuthClient
+from identity.services.oauth import ClientSpec, oauth_client_create
 from tests import factories
 from tests.toolhub.support import make_connection, make_credential
 from toolhub.models import Approval, ApprovalPolicy, Connection

@@ -22,13 +22,15 @@ PRODUCTION = {
     "DJANGO_TRUST_X_FORWARDED_PROTO": "true",
 }
 SOURCES = [
-    "adminops",
     "config",
-    "vault",
+    "core",
+    "identity",
     "integrations",
+    "vault",
     "knowledge",
     "ingestion",
     "toolhub",
+    "ops",
     "bench",
     "manage.py",
 ]

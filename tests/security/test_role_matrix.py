@@ -11,7 +11,7 @@ from urllib.parse import urlencode
 import pytest
 from rest_framework.test import APIClient
 
-from adminops.models import Role
+from core.models import Role
 from tests import factories
 from tests.security.routes import REQUIRES, Need, api_routes, fill
 
@@ -57,8 +57,8 @@ def outcome(status: int) -> str:
 
 
 def _oauth_token(tenant, scopes) -> str:
-    from adminops.audit import system_actor
-    from adminops.services.oauth import ClientSpec, oauth_client_create
+    from core.audit import system_actor
+    from identity.services.oauth import ClientSpec, oauth_client_create
 
     spec = ClientSpec(name="matrix", client_type="confidential", redirect_uris=[],
                       grant_types=["client_credentials"], scopes=scopes)  # fmt: skip

@@ -19,9 +19,10 @@ from django.core.cache import cache
 from django.test import Client
 from django.utils import timezone
 
-from adminops.audit import system_actor
-from adminops.jobs import job_available, job_enqueue, job_execute
-from adminops.models import ApiKey, AuditEntry, OAuthClient, ServiceAccount
+from core.audit import system_actor
+from core.jobs import job_available, job_enqueue, job_execute
+from core.models import AuditEntry
+from identity.models import ApiKey, OAuthClient, ServiceAccount
 from tests import factories
 from tests.security.reports import record
 from toolhub.inputs import redacted
@@ -125,12 +126,12 @@ def console_pages(tenant, secret: str) -> list[str]:
     )
     pages = []
     for rows, path in [
-        (AuditEntry.objects, "adminops/auditentry"),
+        (AuditEntry.objects, "core/auditentry"),
         (Approval.objects, "toolhub/approval"),
         (Credential.objects, "vault/credential"),
-        (ApiKey.objects, "adminops/apikey"),
-        (OAuthClient.objects.registered(), "adminops/oauthclient"),  # not service accounts' own
-        (ServiceAccount.objects, "adminops/serviceaccount"),
+        (ApiKey.objects, "identity/apikey"),
+        (OAuthClient.objects.registered(), "identity/oauthclient"),  # not service accounts' own
+        (ServiceAccount.objects, "identity/serviceaccount"),
     ]:
         pages.append(f"/admin/{path}/")
         pages += [

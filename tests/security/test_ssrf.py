@@ -10,7 +10,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from tests.integrations.test_guard_corpus import CORPUS
+from tests.core.test_guard_corpus import CORPUS
 from tests.knowledge.conftest import itsm_body, sitelib_body
 from tests.security.reports import record
 from tests.toolhub.support import make_credential

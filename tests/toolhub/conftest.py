@@ -45,6 +45,6 @@ def executor(client_for, tenant, exec_key):
 
 @pytest.fixture
 def approver(tenant):
-    from adminops.models import Role
+    from core.models import Role
 
     return factories.make_user(tenant, [Role.APPROVER], username="approver", email="approver@acme.test")

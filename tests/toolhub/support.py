@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from adminops.audit import system_actor
+from core.audit import system_actor
 from toolhub.services.connections import connection_create
 from vault.services.credentials import credential_store
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from adminops.models import AuditEntry
+from core.models import AuditEntry
 from tests import factories
 from tests.toolhub.support import EXEC_URL
 from toolhub.models import Approval, ApprovalPolicy

@@ -8,8 +8,8 @@ import re
 
 import pytest
 
-from adminops.models import AuditEntry
-from adminops.services.identity import tenant_user_create
+from core.models import AuditEntry
+from identity.services.users import tenant_user_create
 from tests import factories
 from tests.toolhub.support import EXEC_URL
 from toolhub.models import Approval, ApprovalPolicy

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 import requests
 
-from adminops.services.identity import tenant_user_create
+from identity.services.users import tenant_user_create
 from tests import factories
 from tests.browser import needs_chromium
 from tests.toolhub.support import EXEC_URL

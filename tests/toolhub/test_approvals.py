@@ -8,7 +8,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from adminops.models import AuditEntry
+from core.models import AuditEntry
 from tests import factories
 from tests.helpers import assert_tool_error
 from tests.toolhub.support import EXEC_URL, assert_tool_ok

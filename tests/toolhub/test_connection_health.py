@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from adminops.models import JobRun
-from adminops.tasks import run_job
+from core.models import JobRun
+from core.tasks import run_job
 from tests import factories
 from tests.fakes.itdocs import FakeItdocs
 from tests.helpers import assert_ok, assert_tool_error

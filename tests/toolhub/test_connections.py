@@ -8,10 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from adminops.models import AuditEntry
+from core.models import AuditEntry
 from tests.helpers import assert_tool_error
 from tests.toolhub.support import assert_tool_ok, make_connection, make_credential
 from toolhub.models import Connection
+from vault.models import Credential
 
 URL = "/api/v1/connections"
 
@@ -201,3 +202,16 @@ def test_the_create_body_documented_in_docs_toolhub_creates_a_connection(admin_c
     make_credential(tenant, body["integrationId"], access_token="tok")
     data = assert_tool_ok(admin_client.post(URL, body, format="json"))["data"]
     assert {k: data[k] for k in body} == body
+
+
+def test_deleting_a_credential_counts_the_connections_that_use_it(
+    admin_client, tenant, other_tenant, itdocs_connection
+):
+    make_credential(other_tenant, "itdocs-prod-001")
+    make_connection(other_tenant, "https://itdocs.example.com", integration_id="itdocs-prod-001")
+    credential = Credential.objects.get(tenant=tenant, integration_id="itdocs-prod-001")
+    response = admin_client.delete(f"/api/v1/credentials/itdocs-prod-001/{credential.public_id}")
+    assert response.status_code == 200
+    assert response.json()["data"]["integrationsAffected"] == 2  # its own integration and one connection
+    entry = AuditEntry.objects.get(tenant_id=tenant.id, action="CREDENTIAL_DELETED")
+    assert entry.details["integrationsAffected"] == 2

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 import requests
 
-from adminops.services.identity import tenant_user_create
+from identity.services.users import tenant_user_create
 from tests import factories
 from tests.browser import console_login, needs_chromium, screenshot
 from tests.conftest import jwt_for
@@ -92,9 +92,7 @@ def test_an_auditor_filters_the_trail_opens_an_entry_and_cannot_decide(
     tenant_user_create(
         tenant=tenant, username="demo-auditor", password=factories.PASSWORD, roles=["audit_viewer"]
     )
-    page = console_login(
-        browser, live_server, "demo-auditor", factories.PASSWORD, "/admin/adminops/auditentry/"
-    )
+    page = console_login(browser, live_server, "demo-auditor", factories.PASSWORD, "/admin/core/auditentry/")
     page.click("details[data-filter-title=action] >> text=APPROVAL_REQUESTED")
     page.wait_for_load_state()
     rows = page.locator("#result_list tbody tr")

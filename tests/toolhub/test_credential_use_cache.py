@@ -1,14 +1,13 @@
-"""Credentials as the hub uses them come through a cache (vault.usecache): whatever happens to a
+"""Credentials as the hub uses them come through a cache (vault.caches): whatever happens to a
 credential between two calls, the second call uses the credential as it is now."""
 
 from __future__ import annotations
 
-from adminops.audit import system_actor
+from core.audit import system_actor
 from tests.toolhub.support import assert_tool_ok
 from vault.models import Credential
-from vault.services import dek_rotation_run
 from vault.services.credentials import credential_delete, credential_rotate
-from vault.services.dek import dek_rotation_start
+from vault.services.dek import dek_rotation_run, dek_rotation_start
 
 ORG_LIST = "/api/v1/tools/itdocs.organization.list/execute"
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from adminops.models import AuditEntry
+from core.models import AuditEntry
 from tests import factories
 from tests.helpers import assert_tool_error
 from tests.toolhub.support import EXEC_URL, assert_tool_ok, make_connection, make_credential
@@ -252,9 +252,9 @@ def test_consecutive_calls_on_a_connection_reuse_its_upstream_connection(
 def test_a_rotated_key_is_sent_on_the_next_call_over_the_kept_connection(
     executor, tenant, itdocs_connection, itdocs_fake
 ):
-    from adminops.audit import system_actor
+    from core.audit import system_actor
     from vault.models import Credential
-    from vault.services import credential_rotate
+    from vault.services.credentials import credential_rotate
 
     assert_tool_ok(_config_get(executor, itdocs_fake))
     credential = Credential.objects.get(tenant=tenant, integration_id="itdocs-prod-001")

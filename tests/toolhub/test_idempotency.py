@@ -11,7 +11,7 @@ import requests
 from django.db import connection as db_connection
 from django.utils import timezone
 
-from adminops.models import ApiKey
+from identity.models import ApiKey
 from tests.helpers import assert_tool_error
 from tests.toolhub.support import EXEC_URL, assert_tool_ok
 from toolhub.models import ExecutionRecord, IdempotencyRecord
@@ -142,8 +142,8 @@ def test_records_past_retention_are_cleaned_up_and_free_their_key(executor, itdo
 
 
 def test_the_cleanup_job_removes_expired_records(tenant, executor, itdocs_connection):
-    from adminops.jobs import job_execute
-    from adminops.models import JobRun
+    from core.jobs import job_execute
+    from core.models import JobRun
 
     executor.post(ORG_LIST, {"input": {}, "idempotency_key": "gone"}, format="json")
     IdempotencyRecord.objects.update(expires_at=timezone.now() - timedelta(hours=1))

@@ -11,7 +11,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from adminops.models import ApiKey
+from identity.models import ApiKey
 from tests.fakes.wiki_tools import FakeWikiTools
 from tests.helpers import assert_tool_error
 from tests.toolhub.support import EXEC_URL, assert_tool_ok, make_connection, make_credential

@@ -7,8 +7,8 @@ from io import StringIO
 import pytest
 from django.core.management import call_command
 
-from adminops.audit import system_actor
-from adminops.models import Role
+from core.audit import system_actor
+from core.models import Role
 from tests import factories
 from tests.factories import make_searchable_document
 from tests.helpers import assert_tool_error

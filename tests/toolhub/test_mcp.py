@@ -7,8 +7,8 @@ import json
 
 import pytest
 
-from adminops.audit import system_actor
-from adminops.models import AuditEntry, Role
+from core.audit import system_actor
+from core.models import AuditEntry, Role
 from tests import factories
 from tests.factories import make_searchable_document
 from tests.helpers import assert_error

@@ -9,7 +9,7 @@ import pytest
 from mcp import ClientSession, types
 from mcp.client.streamable_http import streamable_http_client
 
-from adminops.models import AuditEntry
+from core.models import AuditEntry
 from toolhub.models import ExecutionRecord
 
 ORG_LIST = "itdocs.organization.list"

@@ -11,7 +11,7 @@ import subprocess
 
 import pytest
 
-from adminops.models import AuditEntry
+from core.models import AuditEntry
 from toolhub.models import ExecutionRecord
 
 INSPECTOR = os.environ.get("MCP_INSPECTOR", "")

@@ -3,7 +3,7 @@ approval policy without the database, and any change to them applies to the very
 
 from __future__ import annotations
 
-from adminops.audit import system_actor
+from core.audit import system_actor
 from tests.toolhub.support import assert_tool_ok, make_connection, make_credential
 from toolhub.models import ApprovalPolicy, Connection
 from toolhub.services.connections import connection_delete, connection_update

@@ -6,8 +6,8 @@ from io import StringIO
 
 from django.core.management import call_command
 
-from adminops.audit import system_actor
-from adminops.models import AuditEntry, Tenant
+from core.audit import system_actor
+from core.models import AuditEntry, Tenant
 from tests import factories
 from tests.toolhub.support import EXEC_URL, assert_tool_ok
 from toolhub.models import Connection

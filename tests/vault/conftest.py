@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from adminops.models import Role
+from core.models import Role
 from tests import factories
 from tests.fakes.oauth_provider import FakeOAuthProvider
 

@@ -6,11 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from adminops.models import AuditEntry
+from core.models import AuditEntry
 from tests import factories
 from tests.helpers import assert_ok
 from tests.vault.conftest import URL, store_body
-from vault.services import dek_rotation_run
+from vault.services.dek import dek_rotation_run
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("drop_queued_messages")]
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "administration.md"

@@ -4,7 +4,7 @@ boolean. A wrong type is 400 `VALIDATION_ERROR` naming the field, and nothing ch
 
 import pytest
 
-from adminops.models import AuditEntry
+from core.models import AuditEntry
 from tests import factories
 from tests.helpers import assert_error
 from tests.vault.conftest import URL, store_body

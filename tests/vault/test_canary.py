@@ -7,7 +7,7 @@ import logging
 import pytest
 from django.db import connection
 
-from adminops.models import AuditEntry
+from core.models import AuditEntry
 from tests import factories
 from tests.helpers import assert_ok
 from tests.vault.conftest import URL, store_body

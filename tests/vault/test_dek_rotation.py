@@ -5,12 +5,13 @@ import threading
 import pytest
 from django.db import connection, transaction
 
-from adminops.models import AuditEntry, JobRun
+from core.models import AuditEntry, JobRun
 from tests import factories
 from tests.helpers import assert_error, assert_ok
 from tests.vault.conftest import URL, store_body
 from vault.models import Credential, DataKey, DekRotation
-from vault.services import dek, dek_rotation_run
+from vault.services import dek
+from vault.services.dek import dek_rotation_run
 from vault.services.secrets import Revealed, reveal, seal_into
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("drop_queued_messages")]
@@ -117,7 +118,7 @@ def test_values_stored_during_a_rotation_use_the_new_key(root_api, admin_api, te
 
 @pytest.mark.django_db(transaction=True)
 def test_the_rotation_job_runs_in_a_real_worker(root_api, admin_api, tenant, celery_worker_thread):
-    from tests.adminops.test_jobs import wait_for
+    from tests.core.test_jobs import wait_for
 
     store_many(admin_api, 3)
     rotation_id = assert_ok(root_api.post(ROTATE, {"tenantId": str(tenant.id)}, format="json"))["rotationId"]
@@ -130,7 +131,7 @@ def test_the_rotation_job_runs_in_a_real_worker(root_api, admin_api, tenant, cel
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.skipif(connection.vendor != "postgresql", reason="row locks between connections need PostgreSQL")
 def test_a_value_written_under_the_old_key_during_the_rotation_is_kept_and_moved(root_api, admin_api, tenant):
-    from tests.adminops.test_jobs import wait_for
+    from tests.core.test_jobs import wait_for
 
     store_many(admin_api, 30)
     rotation_id = assert_ok(root_api.post(ROTATE, {"tenantId": str(tenant.id)}, format="json"))["rotationId"]
@@ -203,8 +204,8 @@ def _finished(root_api, admin_api, tenant, rotation_id: str) -> None:
 
 
 def test_the_periodic_job_finishes_a_rotation_whose_message_was_lost(root_api, admin_api, tenant):
-    from adminops.jobs import beat_schedule
-    from adminops.tasks import run_scheduled_job
+    from core.jobs import beat_schedule
+    from core.tasks import run_scheduled_job
 
     rotation_id = _start_and_lose_the_message(root_api, admin_api, tenant)
     assert beat_schedule()["job:dekRotation"]["args"] == ("dekRotation",)
@@ -215,7 +216,7 @@ def test_the_periodic_job_finishes_a_rotation_whose_message_was_lost(root_api, a
 
 
 def test_the_dek_rotation_trigger_resumes_unfinished_rotations(root_api, admin_api, tenant):
-    from adminops.tasks import run_job
+    from core.tasks import run_job
 
     rotation_id = _start_and_lose_the_message(root_api, admin_api, tenant)
     queued = assert_ok(root_api.post("/api/v1/admin/jobs/trigger", {"jobName": "dekRotation"}, format="json"))

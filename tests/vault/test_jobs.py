@@ -6,8 +6,8 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from adminops.models import AuditEntry, JobRun
-from adminops.tasks import run_job
+from core.models import AuditEntry, JobRun
+from core.tasks import run_job
 from tests.helpers import assert_ok
 from tests.vault.conftest import URL, store_body
 from tests.vault.test_refresh import store_oauth

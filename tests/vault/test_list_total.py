@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 from django.db import IntegrityError, transaction
 
-from adminops.audit import system_actor
+from core.audit import system_actor
 from tests import factories
 from tests.helpers import assert_ok
 from tests.vault.conftest import URL, store_body

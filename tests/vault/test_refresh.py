@@ -8,12 +8,12 @@ import pytest
 from django.db import connection
 from django.utils import timezone
 
-from adminops.models import AuditEntry
-from config.api.errors import ApiError
+from core.api.errors import ApiError
+from core.models import AuditEntry
 from tests.helpers import assert_error, assert_ok
 from tests.vault.conftest import URL, store_body
 from vault.models import Credential
-from vault.services import credential_for_use
+from vault.services.use import credential_for_use
 
 
 def store_oauth(api, provider, *, expired=True, refresh_token="rt-0", **overrides):

@@ -2,7 +2,7 @@
 
 import pytest
 
-from adminops.models import AuditEntry
+from core.models import AuditEntry
 from tests import factories
 from tests.helpers import assert_error, assert_ok
 from tests.vault.conftest import URL, store_body

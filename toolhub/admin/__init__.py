@@ -6,7 +6,7 @@ from __future__ import annotations
 from django import forms
 from django.contrib import admin
 
-from adminops.console import AUDITORS, TenantScopedAdmin, person_field
+from core.console import AUDITORS, TenantScopedAdmin, person_field
 from toolhub.admin import approvals  # noqa: F401 (registers the approval queue)
 from toolhub.models import ApprovalPolicy, Connection, ExecutionRecord, RiskLevel
 

@@ -16,7 +16,8 @@ from django.utils import timezone
 from django.utils.html import format_html
 from django.utils.timesince import timesince, timeuntil
 
-from adminops.console import (
+from core.api.errors import ApiError
+from core.console import (
     APPROVERS,
     AUDITORS,
     TenantScopedAdmin,
@@ -25,9 +26,8 @@ from adminops.console import (
     to_the_second,
     warning,
 )
-from adminops.people import person_label
-from adminops.principals import Principal
-from config.api.errors import ApiError
+from core.people import person_label
+from core.principals import Principal
 from toolhub.models import Approval
 from toolhub.registry import tool_lookup
 from toolhub.services.approvals import approval_decide
@@ -51,7 +51,7 @@ class ApprovalAdmin(TenantScopedAdmin, admin.ModelAdmin):
     change_form_template = "admin/toolhub/approval/change_form.html"
 
     class Media:
-        css = {"all": ("adminops/console.css",)}
+        css = {"all": ("core/console.css",)}
 
     def get_queryset(self, request):
         pending_first = Case(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from config.api.errors import InvalidParameter
+from core.api.errors import InvalidParameter
 
 
 def query_choice(request, name: str, allowed: list[str]) -> str | None:

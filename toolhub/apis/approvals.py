@@ -6,15 +6,15 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers
 from rest_framework.decorators import action
 
-from adminops.audit import actor_of
-from config.api.envelopes import tool_response
-from config.api.pagination import page_request, paginate
-from config.api.schema import tool_envelope
-from config.api.validation import validated
-from config.api.views import TenantViewSet
+from core.api.envelopes import tool_response
+from core.api.fields import StrictCharField
+from core.api.pagination import page_request, paginate
+from core.api.schema import tool_envelope
+from core.api.validation import validated
+from core.api.views import TenantViewSet
+from core.audit import actor_of
 from toolhub.access import APPROVALS_DECIDE, APPROVALS_READ
 from toolhub.apis import query_choice
-from toolhub.apis.fields import StringField
 from toolhub.apis.shapes import ApprovalList, ApprovalShape, approval_data, list_envelope
 from toolhub.models import Approval
 from toolhub.selectors import approval_get, approval_list
@@ -22,7 +22,7 @@ from toolhub.services.approvals import approval_decide, approval_expire_if_due
 
 
 class DecisionInput(serializers.Serializer):
-    reason = StringField(required=False, allow_blank=True, max_length=2000, default="")
+    reason = StrictCharField(required=False, allow_blank=True, max_length=2000, default="")
 
     class Meta:
         ref_name = "ApprovalDecisionInput"

@@ -6,15 +6,15 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers
 from rest_framework.decorators import action
 
-from adminops.audit import actor_of
-from config.api.envelopes import tool_response
-from config.api.pagination import page_request, paginate
-from config.api.schema import tool_envelope
-from config.api.validation import validated
-from config.api.views import TenantViewSet
-from toolhub.access import CONNECTIONS_READ, CONNECTIONS_WRITE
+from core.api.envelopes import tool_response
+from core.api.fields import StrictBooleanField, StrictCharField, StrictURLField
+from core.api.pagination import page_request, paginate
+from core.api.schema import tool_envelope
+from core.api.validation import validated
+from core.api.views import TenantViewSet
+from core.audit import actor_of
+from toolhub.access import CONNECTIONS, CONNECTIONS_WRITE
 from toolhub.apis import query_choice
-from toolhub.apis.fields import StrictBooleanField, StringField, UrlStringField
 from toolhub.apis.shapes import (
     ConnectionList,
     ConnectionShape,
@@ -34,13 +34,13 @@ from toolhub.services.connections import (
 
 
 class ConnectionCreateInput(serializers.Serializer):
-    name = StringField(max_length=255)
+    name = StrictCharField(max_length=255)
     domain = serializers.ChoiceField(choices=sorted(DOMAINS))
-    connector = StringField(max_length=32)
-    base_url = UrlStringField(
+    connector = StrictCharField(max_length=32)
+    base_url = StrictURLField(
         max_length=500, required=False, default="", help_text="Required, except for the knowledge connector."
     )
-    integrationId = StringField(
+    integrationId = StrictCharField(
         max_length=255, required=False, default="", help_text="Required, except for the knowledge connector."
     )
     is_default = StrictBooleanField(required=False)
@@ -51,14 +51,14 @@ class ConnectionCreateInput(serializers.Serializer):
 
 
 class ConnectionUpdateInput(serializers.Serializer):
-    name = StringField(max_length=255, required=False)
-    base_url = UrlStringField(max_length=500, required=False)
-    integrationId = StringField(max_length=255, required=False)
+    name = StrictCharField(max_length=255, required=False)
+    base_url = StrictURLField(max_length=500, required=False)
+    integrationId = StrictCharField(max_length=255, required=False)
     is_default = StrictBooleanField(required=False)
     settings = serializers.DictField(required=False)
     # A plain string (checked by the service): a ChoiceField's enum would collide in the schema with
     # the other "status" enums.
-    status = StringField(required=False, help_text="active or inactive")
+    status = StrictCharField(required=False, help_text="active or inactive")
 
     class Meta:
         ref_name = "ConnectionUpdateInput"
@@ -72,13 +72,7 @@ def _model_fields(data: dict) -> dict:
 
 
 class ConnectionViewSet(TenantViewSet):
-    access = {
-        "list": CONNECTIONS_READ,
-        "create": CONNECTIONS_WRITE,
-        "retrieve": CONNECTIONS_READ,
-        "partial_update": CONNECTIONS_WRITE,
-        "destroy": CONNECTIONS_WRITE,
-    }
+    access = CONNECTIONS
     lookup_field = "connection_id"
 
     @extend_schema(

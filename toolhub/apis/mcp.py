@@ -17,11 +17,12 @@ from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_sche
 from rest_framework.exceptions import ParseError
 from rest_framework.response import Response
 
-from adminops.access import Access
-from adminops.audit import actor_of
-from config.api.errors import Forbidden
-from config.api.schema import TENANT_HEADER, ApiAutoSchema
-from config.api.views import TenantAPIView, tenant_resolver
+from core.access import Access
+from core.api.errors import Forbidden
+from core.api.schema import TENANT_HEADER, ApiAutoSchema
+from core.api.views import TenantAPIView
+from core.audit import actor_of
+from core.tenancy import tenant_resolve
 from toolhub.mcp import PROTOCOL_VERSION_HEADER, McpCaller, mcp_handle, mcp_parse_error
 
 # Any machine principal of the tenant (API key, OAuth token, service account); users never execute
@@ -57,7 +58,7 @@ class McpApi(TenantAPIView):
         super().initial(request, *args, **kwargs)
 
     def tenant_context(self, request):
-        return tenant_resolver()(request, request.auth, own_tenant_default=True)
+        return tenant_resolve(request, request.auth, own_tenant_default=True)
 
     @extend_schema(
         operation_id="mcp",

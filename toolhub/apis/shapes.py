@@ -6,8 +6,8 @@ from __future__ import annotations
 from drf_spectacular.utils import extend_schema_serializer, inline_serializer
 from rest_framework import serializers
 
-from config.api.schema import PaginationSerializer, tool_envelope
-from config.api.timestamps import iso_ms
+from core.api.schema import PaginationSerializer, tool_envelope
+from core.api.timestamps import iso_ms
 from toolhub.models import Approval, Connection
 from toolhub.registry import Tool
 

@@ -7,11 +7,11 @@ from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_sche
 from rest_framework import serializers
 from rest_framework.decorators import action
 
-from adminops.audit import actor_of
-from config.api.envelopes import tool_response
-from config.api.errors import InvalidParameter
-from config.api.schema import ToolErrorEnvelopeSerializer, tool_envelope
-from config.api.views import TenantViewSet
+from core.api.envelopes import tool_response
+from core.api.errors import InvalidParameter
+from core.api.schema import ToolErrorEnvelopeSerializer, tool_envelope
+from core.api.views import TenantViewSet
+from core.audit import actor_of
 from toolhub.access import TOOLS_LIST
 from toolhub.apis.shapes import ToolDefinition, ToolList, list_envelope, tool_data
 from toolhub.registry import DOMAINS, tools_all

@@ -11,7 +11,7 @@ class Migration(migrations.Migration):
     initial = True
 
     dependencies = [
-        ('adminops', '0002_apikey_failure_count_apikey_first_used_at_and_more'),
+        ('core', '0001_initial'),
     ]
 
     operations = [
@@ -23,7 +23,7 @@ class Migration(migrations.Migration):
                 ('always_gate', models.JSONField(blank=True, default=list, help_text='Tool key patterns that always need approval, e.g. ["itsm.*"].')),
                 ('never_gate', models.JSONField(blank=True, default=list, help_text='Tool key patterns exempt from approval (checked first).')),
                 ('updated_at', models.DateTimeField(auto_now=True)),
-                ('tenant', models.OneToOneField(on_delete=django.db.models.deletion.CASCADE, related_name='approval_policy', to='adminops.tenant')),
+                ('tenant', models.OneToOneField(on_delete=django.db.models.deletion.CASCADE, related_name='approval_policy', to='core.tenant')),
             ],
             options={
                 'verbose_name_plural': 'approval policies',
@@ -47,7 +47,7 @@ class Migration(migrations.Migration):
                 ('created_at', models.DateTimeField(default=django.utils.timezone.now)),
                 ('updated_at', models.DateTimeField(auto_now=True)),
                 ('created_by', models.JSONField(blank=True, default=dict)),
-                ('tenant', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='tool_connections', to='adminops.tenant')),
+                ('tenant', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='tool_connections', to='core.tenant')),
             ],
         ),
         migrations.CreateModel(
@@ -70,7 +70,7 @@ class Migration(migrations.Migration):
                 ('expires_at', models.DateTimeField()),
                 ('request_id', models.CharField(blank=True, max_length=128)),
                 ('created_at', models.DateTimeField(default=django.utils.timezone.now)),
-                ('tenant', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='tool_approvals', to='adminops.tenant')),
+                ('tenant', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='tool_approvals', to='core.tenant')),
                 ('connection', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, to='toolhub.connection')),
             ],
         ),
@@ -92,7 +92,7 @@ class Migration(migrations.Migration):
                 ('idempotency_key', models.CharField(blank=True, max_length=255)),
                 ('approval_ref', models.CharField(blank=True, max_length=64)),
                 ('created_at', models.DateTimeField(default=django.utils.timezone.now)),
-                ('tenant', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='tool_executions', to='adminops.tenant')),
+                ('tenant', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='tool_executions', to='core.tenant')),
             ],
         ),
         migrations.CreateModel(
@@ -111,7 +111,7 @@ class Migration(migrations.Migration):
                 ('completed_at', models.DateTimeField(blank=True, null=True)),
                 ('expires_at', models.DateTimeField()),
                 ('approval', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, to='toolhub.approval')),
-                ('tenant', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='adminops.tenant')),
+                ('tenant', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='core.tenant')),
             ],
         ),
         migrations.AddIndex(

@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('adminops', '0002_apikey_failure_count_apikey_first_used_at_and_more'),
+        ('core', '0001_initial'),
         ('toolhub', '0002_idempotency_upstream_started'),
     ]
 
@@ -15,6 +15,6 @@ class Migration(migrations.Migration):
         migrations.AlterField(
             model_name='executionrecord',
             name='tenant',
-            field=models.ForeignKey(db_index=False, on_delete=django.db.models.deletion.CASCADE, related_name='tool_executions', to='adminops.tenant'),
+            field=models.ForeignKey(db_index=False, on_delete=django.db.models.deletion.CASCADE, related_name='tool_executions', to='core.tenant'),
         ),
     ]

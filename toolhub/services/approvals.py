@@ -12,10 +12,11 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from adminops.audit import audit_record, system_actor
-from adminops.models import Tenant
-from adminops.principals import Principal
-from config.api.errors import Forbidden, value_error
+from core.api.errors import Forbidden, value_error
+from core.api.timestamps import iso_ms
+from core.audit import audit_record, system_actor
+from core.models import Tenant
+from core.principals import Principal
 from toolhub.errors import ApprovalDecided, ApprovalExpired, ApprovalRejected, ApprovalRequired
 from toolhub.models import Approval, Connection
 from toolhub.registry import Tool
@@ -186,6 +187,4 @@ def _resource(approval: Approval) -> dict:
 
 
 def _iso(value) -> str | None:
-    from config.api.timestamps import iso_ms
-
     return iso_ms(value)

@@ -12,14 +12,15 @@ import time
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from adminops.audit import audit_record
-from adminops.models import Tenant
-from config.api.errors import ApiError, Conflict, FieldError, RequestInvalid, value_error
-from config.api.timestamps import iso_ms
-from integrations.http import guard_field
+from core.api.errors import ApiError, Conflict, FieldError, RequestInvalid, value_error
+from core.api.timestamps import iso_ms
+from core.audit import audit_record
+from core.models import Tenant
+from core.outbound import guard_field
 from toolhub.connectors import CONNECTORS, connection_probe
 from toolhub.models import Connection
 from toolhub.registry import DOMAINS
+from vault.selectors import credential_get_by_integration
 
 MAX_SETTINGS_BYTES = 16 * 1024
 _SECRET_NAME = re.compile(r"pass(word)?|secret|token|api[_-]?key|private|credential", re.I)
@@ -218,8 +219,6 @@ def _check_settings(settings: dict) -> None:
 
 
 def _check_credential(tenant: Tenant, integration_id: str) -> None:
-    from vault.selectors import credential_get_by_integration
-
     try:
         credential_get_by_integration(tenant=tenant, integration_id=integration_id)
     except ApiError:

@@ -3,26 +3,27 @@
 authenticate -> rate limit (both in TenantAPIView) -> tool -> permission -> connection -> input
 validation -> idempotency -> approval policy -> upstream call -> output check -> record.
 
-Errors before the upstream call are raised (and rendered by config.api). The outcome of an upstream
+Errors before the upstream call are raised (and rendered by core.api). The outcome of an upstream
 call, success or vendor error, is rendered to bytes here so that an idempotent repeat receives
 exactly the bytes the first call did.
 """
 
 from __future__ import annotations
 
+import json
 import time
 from dataclasses import dataclass, field
 from functools import partial
 
 from django.db import transaction
 
-from adminops.audit import audit_record
-from adminops.models import Tenant
-from adminops.principals import Principal
-from config.api.envelopes import error_body
-from config.api.errors import ApiError, Forbidden
-from config.api.families import Family
-from config.api.renderers import render_json
+from core.api.envelopes import error_body
+from core.api.errors import ApiError, Forbidden
+from core.api.families import Family
+from core.api.renderers import render_json
+from core.audit import audit_record
+from core.models import Tenant
+from core.principals import Principal
 from toolhub.connectors import upstream_lease, upstream_run
 from toolhub.errors import ApprovalRequired, IdempotencyInProgress, InvalidInput, UpstreamError
 from toolhub.inputs import execute_request_parse, fingerprint, input_errors, output_errors, redacted
@@ -314,8 +315,6 @@ def _error_bytes(exc: ApiError) -> bytes:
 
 
 def _code_of(body: bytes) -> str:
-    import json
-
     try:
         return str(json.loads(body)["error"]["code"])
     except (ValueError, KeyError, TypeError):

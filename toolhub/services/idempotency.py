@@ -21,7 +21,7 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from adminops.models import Tenant
+from core.models import Tenant
 from toolhub.errors import IdempotencyInProgress, IdempotencyKeyReused
 from toolhub.models import Approval, IdempotencyRecord
 

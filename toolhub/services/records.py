@@ -7,7 +7,7 @@ from django.db import transaction
 
 from toolhub.inputs import redacted
 from toolhub.models import ExecutionRecord
-from vault.services.common import credential_count
+from vault.services.common import credential_access_count
 
 
 def execution_record_write(*, call, outcome: str, status: int, error_code: str = "") -> ExecutionRecord:
@@ -32,5 +32,5 @@ def execution_record_write(*, call, outcome: str, status: int, error_code: str =
             approval_ref=call.approval_ref,
         )
         if access is not None:
-            credential_count(*access)
+            credential_access_count(*access)
     return record

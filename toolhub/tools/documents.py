@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import base64
 
-from config.api.timestamps import iso_ms_text
+from core.api.timestamps import iso_ms_text
 from toolhub.registry import tool_define
 
 DRIVE_ID = {"type": "string", "minLength": 1, "maxLength": 200, "pattern": "^[A-Za-z0-9!_\\-]+$"}

@@ -3,7 +3,8 @@ role granted to a user (`admin`: it needs the instance's user administration).""
 
 from __future__ import annotations
 
-from config.api.timestamps import iso_ms_text
+from core.api.timestamps import iso_ms_text
+from integrations.errors import VendorNotFound
 from integrations.itsm import ARTICLE_FIELDS, INCIDENT_FIELDS, field_text, query_value
 from toolhub.registry import tool_define
 
@@ -45,8 +46,6 @@ def incident_get(client, args: dict) -> dict:
     else:
         row = client.incident_find(args["number"])
         if row is None:
-            from integrations.errors import VendorNotFound
-
             raise VendorNotFound(f"No incident {args['number']}.", platform="itsmplatform", status=404)
     return _flat(row, INCIDENT_FIELDS)
 

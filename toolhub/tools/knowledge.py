@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from adminops.models import Tenant
+from core.models import Tenant
 from integrations.errors import VendorUnavailable
 from knowledge.embeddings import EmbeddingFailed
 from knowledge.models import PLATFORM_TYPES

@@ -6,20 +6,27 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema
 from rest_framework.decorators import action
 from rest_framework.exceptions import ParseError
 
-from adminops.access import VAULT_READ, VAULT_SECRETS, VAULT_WRITE
-from adminops.audit import actor_of
-from adminops.people import person
-from config.api.envelopes import envelope
-from config.api.errors import InvalidParameter
-from config.api.pagination import page_info, page_request
-from config.api.schema import v1_envelope
-from config.api.timestamps import iso_ms
-from config.api.validation import validated
-from config.api.views import TenantAPIView, TenantViewSet
-from vault import selectors, services
+from core.access import VAULT_READ, VAULT_SECRETS, VAULT_WRITE
+from core.api.envelopes import envelope
+from core.api.errors import InvalidParameter
+from core.api.pagination import page_info, page_request
+from core.api.schema import v1_envelope
+from core.api.timestamps import iso_ms
+from core.api.validation import validated
+from core.api.views import TenantAPIView, TenantViewSet
+from core.audit import actor_of
+from core.people import person
+from vault import selectors
 from vault.apis import inputs, outputs
 from vault.models import Credential
 from vault.services.common import parse_credential_id
+from vault.services.credentials import (
+    credential_delete,
+    credential_read_secrets,
+    credential_rotate,
+    credential_store,
+    credential_update,
+)
 
 CREDENTIAL_ID_QUERY = OpenApiParameter(
     "credentialId", str, OpenApiParameter.QUERY, required=False, description="cred-<uuid> or a UUID"
@@ -56,7 +63,7 @@ class CredentialViewSet(TenantViewSet):
     )
     def create(self, request):
         data = validated(inputs.CredentialStoreInput, _body(request))
-        credential = services.credential_store(
+        credential = credential_store(
             tenant=self.tenant,
             actor=actor_of(request),
             integration_id=data["integrationId"],
@@ -115,7 +122,7 @@ class CredentialViewSet(TenantViewSet):
     )
     def retrieve(self, request, integration_id: str):
         """GET /credentials/{integrationId}: the decrypted credential (refreshed first when due)."""
-        credential, revealed, refresh_error = services.credential_read_secrets(
+        credential, revealed, refresh_error = credential_read_secrets(
             tenant=self.tenant,
             actor=actor_of(request),
             integration_id=integration_id,
@@ -181,7 +188,7 @@ class CredentialItemApi(TenantAPIView):
     def patch(self, request, integration_id: str, credential_id: str):
         parsed_id = parse_credential_id(credential_id)
         data = validated(inputs.CredentialUpdateInput, _body(request), reject_unknown=True)
-        credential, changes = services.credential_update(
+        credential, changes = credential_update(
             tenant=self.tenant,
             actor=actor_of(request),
             integration_id=integration_id,
@@ -199,7 +206,7 @@ class CredentialItemApi(TenantAPIView):
         tags=["vault"],
     )
     def delete(self, request, integration_id: str, credential_id: str):
-        credential, affected = services.credential_delete(
+        credential, affected = credential_delete(
             tenant=self.tenant,
             actor=actor_of(request),
             integration_id=integration_id,
@@ -225,7 +232,7 @@ class CredentialRotateApi(TenantAPIView):
         parsed_id = parse_credential_id(credential_id)
         data = validated(inputs.CredentialRotateInput, _body(request) if request.data else {})
         actor = actor_of(request)
-        credential, method, fields = services.credential_rotate(
+        credential, method, fields = credential_rotate(
             tenant=self.tenant,
             actor=actor,
             credential_id=parsed_id,

@@ -6,17 +6,18 @@ import uuid
 
 from drf_spectacular.utils import extend_schema
 
-from adminops.access import SUPER_ADMIN_ONLY
-from adminops.audit import actor_of
-from adminops.models import Tenant
-from config.api.envelopes import envelope
-from config.api.errors import FieldError, InvalidParameter, RequestInvalid, ResourceNotFound
-from config.api.schema import v1_envelope
-from config.api.timestamps import iso_ms
-from config.api.views import TenantAPIView
-from vault import selectors, services
+from core.access import SUPER_ADMIN_ONLY
+from core.api.envelopes import envelope
+from core.api.errors import FieldError, InvalidParameter, RequestInvalid, ResourceNotFound
+from core.api.schema import v1_envelope
+from core.api.timestamps import iso_ms
+from core.api.views import TenantAPIView
+from core.audit import actor_of
+from core.models import Tenant
+from vault import selectors
 from vault.apis import inputs, outputs
 from vault.apis.credentials import _body
+from vault.services.dek import dek_rotation_start
 
 
 def _tenant_id(data: dict) -> uuid.UUID:
@@ -53,9 +54,7 @@ class DekRotateApi(TenantAPIView):
         tenant = Tenant.objects.filter(id=_tenant_id(_body(request))).first()
         if tenant is None:
             raise ResourceNotFound("Tenant not found.", code="TENANT_NOT_FOUND")
-        rotation = services.dek_rotation_start(
-            tenant=tenant, actor=actor_of(request), request_id=request.request_id
-        )
+        rotation = dek_rotation_start(tenant=tenant, actor=actor_of(request), request_id=request.request_id)
         data = outputs.rotation_record(rotation) | {"status": "in_progress"}
         data["estimatedCompletion"] = iso_ms(
             rotation.started_at

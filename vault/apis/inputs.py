@@ -1,5 +1,5 @@
 """Request bodies of the vault endpoints. Shape problems (missing field, wrong JSON type) are 400,
-value problems (outside the set, bad format, too large) are 422: see config/api/validation.py."""
+value problems (outside the set, bad format, too large) are 422: see core/api/validation.py."""
 
 from __future__ import annotations
 
@@ -9,6 +9,13 @@ import json
 
 from rest_framework import serializers
 
+from core.api.fields import (
+    StrictCharField,
+    StrictChoiceField,
+    StrictIntegerField,
+    StrictRegexField,
+    StrictURLField,
+)
 from vault.models import Credential
 
 AUTH_TYPES = Credential.AuthType.values
@@ -18,48 +25,6 @@ MAX_EXPIRES_IN = 10 * 365 * 24 * 3600
 # RFC 6749 scope-token: printable ASCII except space, '"' and '\'.
 _SCOPE_CHARS = frozenset(chr(c) for c in range(0x21, 0x7F)) - {'"', "\\"}
 TOKEN_FIELDS = ("accessToken", "refreshToken", "secrets", "expiresIn")
-
-
-class _StringOnly:
-    """A JSON string, not a number or boolean DRF would turn into one: a wrong JSON type is 400 and
-    its message says so (a field's own `invalid` message is about the value)."""
-
-    default_error_messages = {"not_a_string": "Not a valid string: a JSON string is required."}
-
-    def to_internal_value(self, data):
-        if not isinstance(data, str):
-            self.fail("not_a_string")
-        return super().to_internal_value(data)
-
-
-class StrictCharField(_StringOnly, serializers.CharField):
-    pass
-
-
-class StrictURLField(_StringOnly, serializers.URLField):
-    pass
-
-
-class StrictChoiceField(_StringOnly, serializers.ChoiceField):
-    pass
-
-
-class StrictIntegerField(serializers.IntegerField):
-    """A JSON number with an integral value: not a string ("10") or a boolean DRF would convert."""
-
-    def to_internal_value(self, data):
-        integral = isinstance(data, int) or (isinstance(data, float) and data.is_integer())
-        if isinstance(data, bool) or not integral:
-            self.fail("invalid")
-        return super().to_internal_value(data)
-
-
-class StrictRegexField(StrictCharField):
-    def __init__(self, regex: str, **kwargs):
-        super().__init__(**kwargs)
-        from django.core.validators import RegexValidator
-
-        self.validators.append(RegexValidator(regex, message=self.error_messages["invalid"]))
 
 
 def _invalid(message: str, code: str = "value_invalid") -> serializers.ValidationError:

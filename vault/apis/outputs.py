@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
-from adminops.models import Tenant
-from adminops.people import tenant_ref
-from config.api.schema import PaginationSerializer
-from config.api.timestamps import iso_ms
+from core.api.schema import PaginationSerializer
+from core.api.timestamps import iso_ms
+from core.models import Tenant
+from core.people import tenant_ref
 from vault import keyring
 from vault.models import Credential, DekRotation
 from vault.services.refresh import refresh_error_of

@@ -12,7 +12,7 @@ class Migration(migrations.Migration):
     initial = True
 
     dependencies = [
-        ('adminops', '0001_initial'),
+        ('core', '0001_initial'),
     ]
 
     operations = [
@@ -56,7 +56,7 @@ class Migration(migrations.Migration):
                 ('rotation_due_at', models.DateTimeField(blank=True, null=True)),
                 ('deleted_at', models.DateTimeField(blank=True, null=True)),
                 ('deleted_by', models.JSONField(blank=True, null=True)),
-                ('tenant', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='credentials', to='adminops.tenant')),
+                ('tenant', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='credentials', to='core.tenant')),
             ],
             options={
                 'indexes': [models.Index(fields=['tenant', '-created_at'], name='credential_tenant_created'), models.Index(fields=['tenant', 'integration_id'], name='credential_tenant_integration'), models.Index(fields=['tenant', 'dek_version'], name='credential_tenant_dek'), models.Index(fields=['is_expired', 'expires_at'], name='credential_expiry')],
@@ -73,7 +73,7 @@ class Migration(migrations.Migration):
                 ('status', models.CharField(choices=[('active', 'Active'), ('retiring', 'Retiring'), ('retired', 'Retired')], default='active', max_length=16)),
                 ('created_at', models.DateTimeField(default=django.utils.timezone.now)),
                 ('retired_at', models.DateTimeField(blank=True, null=True)),
-                ('tenant', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='data_keys', to='adminops.tenant')),
+                ('tenant', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='data_keys', to='core.tenant')),
             ],
             options={
                 'constraints': [models.UniqueConstraint(fields=('tenant', 'version'), name='datakey_tenant_version_unique'), models.UniqueConstraint(condition=models.Q(('status', 'active')), fields=('tenant',), name='datakey_one_active_per_tenant')],
@@ -94,7 +94,7 @@ class Migration(migrations.Migration):
                 ('started_at', models.DateTimeField(default=django.utils.timezone.now)),
                 ('completed_at', models.DateTimeField(blank=True, null=True)),
                 ('outcome', models.TextField(blank=True)),
-                ('tenant', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='dek_rotations', to='adminops.tenant')),
+                ('tenant', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='dek_rotations', to='core.tenant')),
             ],
             options={
                 'constraints': [models.UniqueConstraint(condition=models.Q(('status', 'in_progress')), fields=('tenant',), name='dek_rotation_one_running')],

@@ -98,7 +98,7 @@ def tally_backward(apps, schema_editor) -> None:
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("adminops", "0002_apikey_failure_count_apikey_first_used_at_and_more"),
+        ("core", "0001_initial"),
         ("vault", "0002_credential_dek_version_not_indexed"),
     ]
 
@@ -117,7 +117,7 @@ class Migration(migrations.Migration):
                 (
                     "tenant",
                     models.ForeignKey(
-                        on_delete=django.db.models.deletion.CASCADE, related_name="+", to="adminops.tenant"
+                        on_delete=django.db.models.deletion.CASCADE, related_name="+", to="core.tenant"
                     ),
                 ),
             ],

@@ -5,9 +5,9 @@ from uuid import UUID
 
 from django.db.models import F
 
-from adminops.audit import audit_record
-from config.api.errors import InvalidParameter
-from config.api.ids import prefixed_uuid
+from core.api.errors import InvalidParameter
+from core.api.ids import prefixed_uuid
+from core.audit import audit_record
 from vault.errors import CredentialAlreadyDeleted, CredentialNotFound  # noqa: F401  (re-exported)
 from vault.models import Credential
 
@@ -46,7 +46,7 @@ def credential_audit(
     )
 
 
-def credential_count(credential_pk, at: datetime) -> int:
+def credential_access_count(credential_pk, at: datetime) -> int:
     """Count one access of a credential at `at`, in the caller's transaction if there is one."""
     counted = Credential.objects.filter(pk=credential_pk)
     return counted.update(last_accessed_at=at, access_count=F("access_count") + 1)

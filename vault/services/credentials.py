@@ -8,16 +8,16 @@ from datetime import timedelta
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from adminops.models import Tenant
-from adminops.people import person
-from config.api.errors import ApiError, Conflict
-from config.api.timestamps import iso_ms
-from integrations.http import guard_field
+from core.api.errors import ApiError, Conflict
+from core.api.timestamps import iso_ms
+from core.models import Tenant
+from core.outbound import guard_field
+from core.people import person
 from vault import usage
 from vault.errors import CredentialAlreadyDeleted, CredentialNotFound
 from vault.models import Credential
 from vault.selectors import credential_get, credential_get_by_integration
-from vault.services.common import credential_audit, credential_count
+from vault.services.common import credential_access_count, credential_audit
 from vault.services.refresh import (
     credential_refresh,
     grant_impossible,
@@ -200,7 +200,7 @@ def credential_read_secrets(
     revealed = reveal(credential)
     now = timezone.now()
     with transaction.atomic():
-        credential_count(credential.pk, now)  # the row's lock first, then the audit head's
+        credential_access_count(credential.pk, now)  # the row's lock first, then the audit head's
         credential_audit(credential, action="CREDENTIAL_SECRET_READ", actor=actor, request_id=request_id)
     credential.last_accessed_at, credential.access_count = now, credential.access_count + 1
     return credential, revealed, refresh_error

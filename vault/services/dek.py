@@ -9,10 +9,10 @@ from django.db import IntegrityError, transaction
 from django.db.models import F, Max
 from django.utils import timezone
 
-from adminops.audit import audit_record, system_actor
-from adminops.jobs import job_enqueue
-from adminops.models import Tenant
-from config.api.errors import Conflict
+from core.api.errors import Conflict
+from core.audit import audit_record, system_actor
+from core.jobs import job_enqueue
+from core.models import Tenant
 from vault import keyring
 from vault.crypto import Sealed, associated_data, reseal
 from vault.models import Credential, DataKey, DekRotation

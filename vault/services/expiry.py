@@ -7,8 +7,8 @@ from datetime import timedelta
 from django.db import transaction
 from django.utils import timezone
 
-from adminops.audit import system_actor
-from config.api.timestamps import iso_ms
+from core.api.timestamps import iso_ms
+from core.audit import system_actor
 from vault.models import Credential
 from vault.services.common import credential_audit
 from vault.services.refresh import REFRESH_MARGIN, credential_refresh, refresh_due

@@ -17,8 +17,8 @@ import requests
 from django.db import transaction
 from django.utils import timezone
 
-from config.api.timestamps import iso_ms
-from integrations.http import OutboundRefused, outbound_session
+from core.api.timestamps import iso_ms
+from core.outbound import OutboundRefused, outbound_session
 from vault.models import Credential
 from vault.services.common import credential_audit
 from vault.services.secrets import Revealed, reveal, seal_into

@@ -6,7 +6,7 @@ Decision: a connector use counts as an access (`lastAccessedAt`, `accessCount`) 
 `CREDENTIAL_SECRET_READ` entry; the caller audits the operation it performs (e.g. TOOL_EXECUTED),
 and refreshes and refresh failures are audited here as always. A caller that writes anyway once the
 use is over (the tool hub's execution record) may count the access in that transaction instead
-(`count=False`, then `credential_count(*CredentialForUse.uncounted)`).
+(`count=False`, then `credential_access_count(*CredentialForUse.uncounted)`).
 """
 
 from __future__ import annotations
@@ -17,12 +17,12 @@ from uuid import UUID
 
 from django.utils import timezone
 
-from adminops.audit import system_actor
-from adminops.models import Tenant
-from config.api.errors import Conflict
+from core.api.errors import Conflict
+from core.audit import system_actor
+from core.models import Tenant
 from vault.models import Credential
 from vault.selectors import credential_for_use_get
-from vault.services.common import credential_count
+from vault.services.common import credential_access_count
 from vault.services.refresh import credential_refresh, refresh_due
 from vault.services.secrets import reveal
 
@@ -77,7 +77,7 @@ def credential_for_use(
     revealed = reveal(credential)
     access = (credential.pk, timezone.now())
     if count:
-        credential_count(*access)
+        credential_access_count(*access)
     return _for_use(credential, revealed, uncounted=None if count else access)
 
 

@@ -27,7 +27,9 @@ from ingestion.pipeline.failures import RunFailed
 from ingestion.pipeline.sources.base import Content, Discovery, SourceItem
 from ingestion.pipeline.sources.vault import credential_of
 from integrations.errors import ChangesExpired
-from integrations.sitelib import Drive, DriveItem, Site, SitelibClient, SitelibCredentials, item_within
+from integrations.sitelib.client import SitelibClient
+from integrations.sitelib.files import item_within
+from integrations.sitelib.models import Drive, DriveItem, Site, SitelibCredentials
 from knowledge.selectors import source_rules_get
 from knowledge.services import SitelibQuery
 

@@ -3,11 +3,11 @@ only in the platform client built from it."""
 
 from __future__ import annotations
 
-from adminops.audit import system_actor
-from config.api.errors import ApiError
+from core.api.errors import ApiError
+from core.audit import system_actor
 from ingestion.models import SyncConfiguration
 from ingestion.pipeline.failures import RunFailed
-from vault.services import CredentialForUse, credential_for_use
+from vault.services.use import CredentialForUse, credential_for_use
 
 
 def credential_of(configuration: SyncConfiguration) -> CredentialForUse:

@@ -2,10 +2,9 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError
 
-from adminops.audit import system_actor
-from adminops.management.commands._output import emit
-from adminops.models import Tenant
-from config.api.errors import ApiError
+from core.api.errors import ApiError
+from core.audit import system_actor
+from core.commands import command_tenant, emit
 from toolhub.services.connections import connection_create
 
 
@@ -38,7 +37,7 @@ class Command(BaseCommand):
         parser.add_argument("--json", action="store_true")
 
     def handle(self, *args, **options):
-        tenant = _tenant(options["tenant"])
+        tenant = command_tenant(options["tenant"])
         try:
             connection = connection_create(
                 tenant=tenant,
@@ -56,15 +55,6 @@ class Command(BaseCommand):
             raise CommandError(f"{exc.message} {details}".strip()) from None
         payload = {"id": connection.public_id, "name": connection.name, "is_default": connection.is_default}
         emit(self, connection.public_id, payload, as_json=options["json"])
-
-
-def _tenant(raw: str) -> Tenant:
-    from adminops.management.commands.createtenantuser import _is_uuid
-
-    tenant = Tenant.objects.filter(id=raw).first() if _is_uuid(raw) else None
-    if tenant is None:
-        raise CommandError(f"No tenant with id {raw!r}.")
-    return tenant
 
 
 def _settings(pairs: list[str]) -> dict:

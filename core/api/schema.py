@@ -1,0 +1,209 @@
+"""OpenAPI: the envelopes of the three families, their error bodies, the tenant header and the
+security schemes, added in one place so every view's schema tells the truth about its answers."""
+
+from __future__ import annotations
+
+from drf_spectacular.extensions import OpenApiAuthenticationExtension
+from drf_spectacular.openapi import AutoSchema
+from drf_spectacular.utils import OpenApiParameter, inline_serializer
+from rest_framework import serializers
+
+from core.api.families import Family, family_for_path
+from core.api.views import TenantAPIView
+
+TENANT_HEADER = OpenApiParameter(
+    name="x-tenantid",
+    type=str,
+    location=OpenApiParameter.HEADER,
+    required=True,
+    description="UUID of the tenant the call acts in; the principal must belong to it.",
+)
+
+
+class ErrorDetailSerializer(serializers.Serializer):
+    code = serializers.CharField()
+    message = serializers.CharField()
+    details = serializers.DictField(help_text="Field name to message for validation errors.")
+
+
+class ErrorEnvelopeSerializer(serializers.Serializer):
+    success = serializers.BooleanField(default=False)
+    error = ErrorDetailSerializer()
+    timestamp = serializers.CharField()
+
+    class Meta:
+        ref_name = "ErrorEnvelope"
+
+
+class ToolErrorEnvelopeSerializer(serializers.Serializer):
+    success = serializers.BooleanField(default=False)
+    error = ErrorDetailSerializer()
+    request_id = serializers.CharField()
+
+    class Meta:
+        ref_name = "ToolErrorEnvelope"
+
+
+class V2FieldErrorSerializer(serializers.Serializer):
+    loc = serializers.ListField(child=serializers.JSONField())
+    msg = serializers.CharField()
+    type = serializers.CharField()
+
+
+class V2ValidationErrorSerializer(serializers.Serializer):
+    detail = V2FieldErrorSerializer(many=True)
+
+    class Meta:
+        ref_name = "HTTPValidationError"
+
+
+class V2DetailSerializer(serializers.Serializer):
+    detail = serializers.CharField()
+
+    class Meta:
+        ref_name = "HTTPErrorDetail"
+
+
+class PaginationSerializer(serializers.Serializer):
+    """`pagination` inside a list's `data` (config/api/pagination.py)."""
+
+    total = serializers.IntegerField()
+    limit = serializers.IntegerField()
+    offset = serializers.IntegerField()
+    hasMore = serializers.BooleanField()
+
+    class Meta:
+        ref_name = "Pagination"
+
+
+def v1_envelope(name: str, data) -> serializers.Serializer:
+    """The /api/v1 success body around `data` (a serializer instance or field)."""
+    return inline_serializer(
+        name=name,
+        fields={
+            "success": serializers.BooleanField(),
+            "message": serializers.CharField(),
+            "data": data,
+            "timestamp": serializers.CharField(),
+        },
+    )
+
+
+def v2_envelope(name: str, data, *, with_message: bool = False) -> serializers.Serializer:
+    fields = {"success": serializers.BooleanField()}
+    if with_message:
+        fields["message"] = serializers.CharField()
+    fields |= {"data": data, "timestamp": serializers.CharField()}
+    return inline_serializer(name=name, fields=fields)
+
+
+def tool_envelope(name: str, data, **extra) -> serializers.Serializer:
+    return inline_serializer(
+        name=name,
+        fields={
+            "success": serializers.BooleanField(),
+            "data": data,
+            **extra,
+            "request_id": serializers.CharField(),
+        },
+    )
+
+
+_DESCRIPTIONS = {
+    "400": "Bad request: malformed body, missing field, wrong type or invalid parameter.",
+    "401": "Missing or invalid credentials.",
+    "403": "The principal may not do this in this tenant.",
+    "404": "No such object in this tenant.",
+    "405": "Method not allowed.",
+    "409": "Conflict with the current state.",
+    "413": "Request body too large.",
+    "414": (
+        "Request line over 8190 bytes: refused by the web server before the path is read, so in the "
+        "/api/v1 error envelope (code URI_TOO_LONG) whatever the path (config/gunicorn.py)."
+    ),
+    "415": "Unsupported content type.",
+    "422": "A value failed validation.",
+    "429": "Rate limited; see Retry-After.",
+    "503": "A dependency is unavailable.",
+}
+
+
+class ApiAutoSchema(AutoSchema):
+    def get_override_parameters(self):
+        parameters = list(super().get_override_parameters())
+        if isinstance(self.view, TenantAPIView):
+            parameters.append(TENANT_HEADER)
+        return parameters
+
+    def get_operation(self, path, path_regex, path_prefix, method, registry):
+        operation = super().get_operation(path, path_regex, path_prefix, method, registry)
+        if operation is not None:
+            operation["responses"] = self._with_error_responses(operation["responses"])
+        return operation
+
+    def _with_error_responses(self, responses: dict) -> dict:
+        """The operation's documented answers plus the error answers every operation of its kind can
+        give, each in its family's shape (DESIGN section 4)."""
+        responses = dict(responses)
+        codes = ["400", "405", "414", "415"]
+        if self.method in ("POST", "PUT", "PATCH"):
+            codes += ["413", "422"]
+        if isinstance(self.view, TenantAPIView):
+            codes += ["401", "403", "429"]
+            if "{" in self.path:
+                codes.append("404")
+            if self.method in ("POST", "PATCH", "PUT", "DELETE"):
+                codes.append("409")  # duplicates, second deletes, a rotation already running
+        elif self.method == "POST":
+            codes += ["401", "429"]  # the token endpoints: bad client or user credentials, login limits
+        for code in codes:
+            if code not in responses:
+                responses[code] = self._error_response(code)
+        return dict(sorted(responses.items()))
+
+    def _error_response(self, code: str) -> dict:
+        # gunicorn refuses a 414 before the path is read: the /api/v1 envelope (config/gunicorn.py).
+        family = Family.V1 if code == "414" else family_for_path(self.path)
+        if family is Family.V2:
+            serializer = V2ValidationErrorSerializer if code == "422" else V2DetailSerializer
+            if code == "422":
+                body = self.resolve_serializer(serializer, "response").ref
+                other = self.resolve_serializer(V2DetailSerializer, "response").ref
+                schema = {"oneOf": [body, other]}
+                return {
+                    "content": {"application/json": {"schema": schema}},
+                    "description": _DESCRIPTIONS[code],
+                }
+        elif family is Family.TOOL:
+            serializer = ToolErrorEnvelopeSerializer
+        else:
+            serializer = ErrorEnvelopeSerializer
+        ref = self.resolve_serializer(serializer, "response").ref
+        return {"content": {"application/json": {"schema": ref}}, "description": _DESCRIPTIONS[code]}
+
+
+class ApiKeyScheme(OpenApiAuthenticationExtension):
+    target_class = "identity.authentication.ApiKeyAuthentication"
+    name = ["ApiKeyHeader", "ApiKeyBearer"]
+
+    def get_security_requirement(self, auto_schema):
+        return [{"ApiKeyHeader": []}, {"ApiKeyBearer": []}]
+
+    def get_security_definition(self, auto_schema):
+        return [
+            {"type": "apiKey", "in": "header", "name": "X-API-Key", "description": "ak_live_… / ak_test_…"},
+            {
+                "type": "http",
+                "scheme": "bearer",
+                "description": "An API key or an oat_… OAuth token as Bearer.",
+            },
+        ]
+
+
+class JwtScheme(OpenApiAuthenticationExtension):
+    target_class = "identity.authentication.JwtAuthentication"
+    name = "JWT"
+    priority = 1
+
+    def get_security_definition(self, auto_schema):
+        return {"type": "http", "scheme": "bearer", "bearerFormat": "JWT"}

@@ -1,0 +1,29 @@
+"""What every app's management commands share: the tenant named by `--tenant`, and output that is
+easy to parse (the value alone on its last line, or --json)."""
+
+from __future__ import annotations
+
+import json
+
+from django.core.management.base import CommandError
+
+from core.api.ids import prefixed_uuid
+from core.models import Tenant
+
+
+def command_tenant(raw: str) -> Tenant:
+    """The tenant `--tenant` names by its UUID; a CommandError for anything else."""
+    tenant_id = prefixed_uuid(raw)
+    tenant = Tenant.objects.filter(id=tenant_id).first() if tenant_id else None
+    if tenant is None:
+        raise CommandError(f"No tenant with id {raw!r}.")
+    return tenant
+
+
+def emit(command, value: str, payload: dict, *, as_json: bool, notes: list[str] | None = None) -> None:
+    if as_json:
+        command.stdout.write(json.dumps(payload, default=str))
+        return
+    for note in notes or []:
+        command.stderr.write(note)
+    command.stdout.write(value)

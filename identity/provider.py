@@ -1,0 +1,176 @@
+"""The OAuth 2 provider (django-oauth-toolkit, configured in settings.OAUTH2_PROVIDER): the grants
+this service serves, its `oat_` tokens, the client's scopes and token lifetimes, and the audit
+entries of issuance, denial, refresh-token reuse and revocation. docs/oauth.md describes the flows.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from types import SimpleNamespace
+
+from django.db import transaction
+from django.db.models import F
+from django.utils import timezone
+from oauth2_provider.models import get_refresh_token_model
+from oauth2_provider.oauth2_validators import OAuth2Validator
+from oauth2_provider.scopes import BaseScopes
+from oauthlib.oauth2 import (
+    AuthorizationCodeGrant,
+    AuthorizationEndpoint,
+    BearerToken,
+    ClientCredentialsGrant,
+    IntrospectEndpoint,
+    RefreshTokenGrant,
+    ResourceEndpoint,
+    RevocationEndpoint,
+    TokenEndpoint,
+)
+
+from core.api.request_id import current_request_id
+from core.audit import audit_record
+from core.scopes import AREA_WILDCARDS, SCOPES
+from identity.keys import OAUTH_REFRESH_PREFIX, OAUTH_TOKEN_PREFIX, random_token
+from identity.models import OAuthClient, ServiceAccount
+from identity.netaddr import ip_allowed
+
+GRANT_TYPES = ("authorization_code", "client_credentials", "refresh_token")
+# Token lifetimes in seconds (named-endpoints 5): the defaults, and what a client may set.
+DEFAULT_LIFETIMES = {"accessTokenLifetime": 3600, "refreshTokenLifetime": 86400, "idTokenLifetime": 3600}
+LIFETIME_BOUNDS = {"accessTokenLifetime": (60, 86400), "refreshTokenLifetime": (300, 90 * 86400)}
+
+
+def lifetime(client, name: str) -> int:
+    return int(client.token_settings.get(name, DEFAULT_LIFETIMES[name]))
+
+
+def access_token_generate(request) -> str:
+    return random_token(OAUTH_TOKEN_PREFIX)
+
+
+def refresh_token_generate(request) -> str:
+    return random_token(OAUTH_REFRESH_PREFIX)
+
+
+def _access_token_lifetime(request) -> int:
+    return lifetime(request.client, "accessTokenLifetime")
+
+
+class Server(AuthorizationEndpoint, IntrospectEndpoint, TokenEndpoint, ResourceEndpoint, RevocationEndpoint):
+    """oauthlib's all-in-one server with only the grants this service serves: authorization code,
+    client credentials and refresh token (any other grant_type is `unsupported_grant_type`)."""
+
+    def __init__(self, request_validator, token_generator=None, refresh_token_generator=None, **kwargs):
+        code = AuthorizationCodeGrant(request_validator)
+        bearer = BearerToken(
+            request_validator, token_generator, _access_token_lifetime, refresh_token_generator
+        )
+        AuthorizationEndpoint.__init__(
+            self, default_response_type="code", response_types={"code": code}, default_token_type=bearer
+        )
+        grants = {
+            "authorization_code": code,
+            "client_credentials": ClientCredentialsGrant(request_validator),
+            "refresh_token": RefreshTokenGrant(request_validator),
+        }
+        TokenEndpoint.__init__(
+            self, default_grant_type="authorization_code", grant_types=grants, default_token_type=bearer
+        )
+        ResourceEndpoint.__init__(self, default_token="Bearer", token_types={"Bearer": bearer})  # noqa: S106
+        RevocationEndpoint.__init__(self, request_validator)
+        IntrospectEndpoint.__init__(self, request_validator)
+
+
+class ClientScopes(BaseScopes):
+    """This service's scopes; a client may ask for those on its record, and gets them all by default."""
+
+    def get_all_scopes(self):
+        return {scope: scope for scope in (*SCOPES, *AREA_WILDCARDS)}
+
+    def get_available_scopes(self, application=None, request=None, *args, **kwargs):
+        return list(application.scopes)
+
+    def get_default_scopes(self, application=None, request=None, *args, **kwargs):
+        return list(application.scopes)
+
+
+class Validator(OAuth2Validator):
+    """The library's validator plus this service's rules: IP allow-lists, per-client refresh-token
+    lifetimes, usage counters and the audit trail."""
+
+    def authenticate_client(self, request, *args, **kwargs):
+        ok = super().authenticate_client(request, *args, **kwargs)
+        return ok and ip_allowed(_ip(request), request.client.ip_whitelist)
+
+    def validate_grant_type(self, client_id, grant_type, client, request, *args, **kwargs):
+        return grant_type in client.grant_types  # refresh_token too is granted explicitly
+
+    def validate_refresh_token(self, refresh_token, client, request, *args, **kwargs):
+        if super().validate_refresh_token(refresh_token, client, request, *args, **kwargs):
+            issued = request.refresh_token_instance.created
+            return (timezone.now() - issued).total_seconds() < lifetime(client, "refreshTokenLifetime")
+        checksum = hashlib.sha256(refresh_token.encode()).hexdigest()
+        reused = get_refresh_token_model().objects.filter(
+            token_checksum=checksum, application=client, revoked__isnull=False
+        )
+        if reused.exists():
+            # The library revoked the token's whole family: a replayed refresh token means it leaked.
+            _audit(client, request, "OAUTH_REFRESH_TOKEN_REUSED", {"familyRevoked": True}, status="failure")
+        return False
+
+    @transaction.atomic
+    def save_bearer_token(self, token, request, *args, **kwargs):
+        super().save_bearer_token(token, request, *args, **kwargs)
+        _note_use(request.client, _ip(request), ok=True)
+        details = {"scopes": token.get("scope", "").split(), "expiresIn": token.get("expires_in")}
+        if request.user is not None:
+            details["userId"] = str(request.user.pk)
+        _audit(request.client, request, "OAUTH_TOKEN_ISSUED", details)
+
+    def revoke_token(self, token, token_type_hint, request, *args, **kwargs):
+        super().revoke_token(token, token_type_hint, request, *args, **kwargs)
+        _audit(request.client, request, "OAUTH_TOKEN_REVOKED", {"tokenTypeHint": token_type_hint})
+
+
+def _ip(request) -> str | None:
+    return request.headers.get("REMOTE_ADDR")
+
+
+def client_authentication_failed(client, *, ip: str | None, grant_type: str | None) -> None:
+    """A token request named this client but did not authenticate as it (or came from an address
+    its allow-list refuses): counted and audited, never with what was sent as the secret."""
+    with transaction.atomic():
+        _note_use(client, ip, ok=False)
+        request = SimpleNamespace(headers={"REMOTE_ADDR": ip}, grant_type=grant_type)
+        _audit(client, request, "OAUTH_TOKEN_DENIED", {"reason": "invalid_client"}, status="failure")
+
+
+def _note_use(client, ip: str | None, *, ok: bool) -> None:
+    now = timezone.now()
+    if hasattr(client, "service_account"):
+        if ok:
+            ServiceAccount.objects.filter(oauth_client=client).update(last_used_at=now)
+        return
+    outcome = "successful_token_requests" if ok else "failed_token_requests"
+    OAuthClient.objects.filter(id=client.id).update(
+        token_requests=F("token_requests") + 1,
+        last_used_at=now,
+        last_used_ip=ip or "",
+        **{outcome: F(outcome) + 1},
+    )
+    OAuthClient.objects.filter(id=client.id, first_used_at__isnull=True).update(first_used_at=now)
+
+
+def _audit(client, request, action: str, details: dict, *, status: str = "success") -> None:
+    account = getattr(client, "service_account", None)
+    owner, kind = (account, "service_account") if account else (client, "oauth_client")
+    who = {"type": kind, "id": str(owner.id), "name": owner.name}
+    audit_record(
+        tenant=client.tenant,
+        action=action,
+        category="authentication",
+        actor=who | {"email": "", "ipAddress": _ip(request)},
+        resource=who,
+        details={"clientId": client.client_id, "grantType": request.grant_type, **details},
+        status=status,
+        request_id=current_request_id(),
+    )
