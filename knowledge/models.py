@@ -163,8 +163,8 @@ class Document(models.Model):
 
 
 class Chunk(models.Model):
-    """A passage of a document with its embedding. The document's audience and readers are copied
-    here in a form that a plain substring filter matches on both databases
+    """A passage of a document with its embedding and its lexical terms. The document's audience
+    and readers are copied here in a form that a plain substring filter matches on both databases
     (`knowledge.vectors.audience`)."""
 
     document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="chunks")
@@ -179,6 +179,10 @@ class Chunk(models.Model):
         blank=True,
         help_text="The document's readers in the audience's form; empty: no upstream restriction.",
     )
+    # What the lexical index holds of the chunk (`knowledge.vectors.lexical.chunk_terms`): the
+    # distinct terms of its document's title and its text. PostgreSQL indexes it in the generated
+    # column `lexical`, SQLite in the FTS5 table `knowledge_chunk_fts` (migration 0004).
+    terms = models.TextField(default="", blank=True, editable=False)
     embedding = EmbeddingField()
 
     class Meta:

@@ -18,7 +18,7 @@ from core.models import Tenant
 from knowledge.embeddings import embedder
 from knowledge.models import SOURCE_RULE_PREFIX, Document, SourceRule
 from knowledge.vectors.prefixes import url_key, url_prefix
-from knowledge.vectors.store import chunks_search
+from knowledge.vectors.store import HYBRID, KEYWORD, chunks_search
 
 ALL_AUDIENCES = "all"
 
@@ -176,19 +176,23 @@ def documents_search(
     top_k: int = 5,
     platform_types: Sequence[str] | None = None,
     audience: Sequence[str] | None = None,
+    mode: str = HYBRID,
 ) -> dict:
-    """The tenant's `top_k` chunks nearest in meaning to `query`, best first, among the chunks of
-    the embedding model in use: `{results: [...], model}`. `platform_types` narrows the platforms;
-    `audience` (groups) narrows to those groups' chunks and everyone's, None to no restriction.
-    Raises `EmbeddingFailed` when the query cannot be embedded."""
+    """The tenant's `top_k` chunks that best answer `query`, best first, among the chunks of the
+    embedding model in use: `{results: [...], model, mode}`. `mode`: hybrid (meaning and words),
+    semantic (meaning), keyword (words; the query is not embedded). `platform_types` narrows the
+    platforms; `audience` (groups) narrows to those groups' chunks and everyone's, None to no
+    restriction. Raises `EmbeddingFailed` when the query cannot be embedded."""
     model = embedder()
-    vector = model.embed([query])[0]
+    vector = None if mode == KEYWORD else model.embed([query])[0]
     hits = chunks_search(
         tenant=tenant,
         vector=vector,
+        query=query,
+        mode=mode,
         model=model.model,
         top_k=top_k,
         platform_types=platform_types,
         audience=audience,
     )
-    return {"results": [asdict(hit) for hit in hits], "model": model.model}
+    return {"results": [asdict(hit) for hit in hits], "model": model.model, "mode": mode}

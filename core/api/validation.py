@@ -26,6 +26,8 @@ _TYPE_ERRORS: list[tuple[type, str, str]] = [
     (serializers.ListField, "type_error.list", "value is not a valid list"),
     (serializers.ListSerializer, "type_error.list", "value is not a valid list"),
     (serializers.MultipleChoiceField, "type_error.list", "value is not a valid list"),
+    # A choice of strings: only core.api.fields.StrictChoiceField reports a wrong JSON type.
+    (serializers.ChoiceField, "type_error.str", "str type expected"),
     (serializers.DictField, "type_error.dict", "value is not a valid dict"),
     (serializers.JSONField, "type_error.dict", "value is not a valid dict"),
     (serializers.Serializer, "type_error.dict", "value is not a valid dict"),

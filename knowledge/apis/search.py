@@ -1,4 +1,5 @@
-"""POST /v2/knowledge/search (DESIGN section 15): the tenant's knowledge base, searched by meaning."""
+"""POST /v2/knowledge/search (DESIGN sections 15 and 20): the tenant's knowledge base, searched by
+meaning, by words, or both."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from rest_framework import serializers
 from core.access import KNOWLEDGE_VIEW
 from core.api.envelopes import v2_response
 from core.api.errors import ServiceUnavailable
+from core.api.fields import StrictChoiceField
 from core.api.schema import V2DetailSerializer, v2_envelope
 from core.api.validation import validated
 from core.api.views import TenantAPIView
@@ -15,6 +17,7 @@ from knowledge.apis import VectordbConfigSerializer
 from knowledge.embeddings import EmbeddingFailed
 from knowledge.models import PLATFORM_TYPES
 from knowledge.selectors import documents_search, vectordb_tenant_check
+from knowledge.vectors.store import HYBRID, SEARCH_MODES
 
 MAX_TOP_K = 50
 MAX_QUERY = 2000
@@ -40,6 +43,14 @@ class KnowledgeSearchInput(serializers.Serializer):
         "the groups among them). Default: no restriction.",
     )
 
+    mode = StrictChoiceField(
+        choices=SEARCH_MODES,
+        required=False,
+        default=HYBRID,
+        help_text="hybrid (default): meaning and words, identifiers such as ticket numbers and error "
+        "codes first; semantic: meaning only; keyword: words only (the query is not embedded).",
+    )
+
     class Meta:
         ref_name = "KnowledgeSearchInput"
 
@@ -51,7 +62,11 @@ class KnowledgeSearchResult(serializers.Serializer):
     platform_type = serializers.CharField()
     content_type = serializers.CharField()
     chunk = serializers.CharField(help_text="The passage that matched.")
-    score = serializers.FloatField(help_text="Cosine similarity to the query, -1..1; best first.")
+    score = serializers.FloatField(
+        help_text="Higher is better, best first: semantic, the cosine similarity (-1..1); keyword, the "
+        "weight of the query's terms the passage holds; hybrid, the fusion's score (1 or more for a "
+        "passage that holds the query's identifiers)."
+    )
 
     class Meta:
         ref_name = "KnowledgeSearchResult"
@@ -59,7 +74,8 @@ class KnowledgeSearchResult(serializers.Serializer):
 
 class KnowledgeSearchData(serializers.Serializer):
     results = KnowledgeSearchResult(many=True)
-    model = serializers.CharField(help_text="The embedding model that ranked the chunks.")
+    model = serializers.CharField(help_text="The embedding model whose chunks were searched.")
+    mode = serializers.ChoiceField(choices=SEARCH_MODES, help_text="How the chunks were ranked.")
 
     class Meta:
         ref_name = "KnowledgeSearchData"
@@ -70,14 +86,15 @@ class KnowledgeSearchApi(TenantAPIView):
 
     @extend_schema(
         operation_id="knowledge_search",
-        summary="Search the tenant's knowledge base by meaning",
+        summary="Search the tenant's knowledge base by meaning and words",
         request=KnowledgeSearchInput,
         responses={
             200: v2_envelope("KnowledgeSearchEnvelope", KnowledgeSearchData()),
             503: OpenApiResponse(V2DetailSerializer, description="The query could not be embedded."),
         },
         tags=["knowledge"],
-        description="The passages of ingested documents nearest in meaning to `query`, best first.",
+        description="The passages of ingested documents that best answer `query`, best first: by meaning "
+        "and words (`mode` hybrid, the default), by meaning only (semantic) or by words only (keyword).",
     )
     def post(self, request):
         data = validated(KnowledgeSearchInput, request.data)
@@ -89,6 +106,7 @@ class KnowledgeSearchApi(TenantAPIView):
                 top_k=data["top_k"],
                 platform_types=data.get("platform_types"),
                 audience=data.get("audience"),
+                mode=data["mode"],
             )
         except EmbeddingFailed as exc:
             raise ServiceUnavailable(f"The query could not be embedded: {exc}") from exc

@@ -22,15 +22,15 @@ from knowledge.models import Chunk
 HNSW_MAX_DIMENSION = 2000
 
 
-def nearest(candidates: QuerySet[Chunk], query: np.ndarray, top_k: int) -> list[tuple[Chunk, float]]:
-    """The `top_k` candidates most similar to `query` with their cosine similarity, best first.
-    Every candidate has the query's dimension."""
+def nearest(candidates: QuerySet[Chunk], query: np.ndarray, top_k: int) -> list[tuple[int, float]]:
+    """The ids of the `top_k` candidates most similar to `query` with their cosine similarity,
+    best first. Every candidate has the query's dimension."""
     if connections[candidates.db].vendor == "postgresql":
         return _nearest_pgvector(candidates, query, top_k)
     return _nearest_exact(candidates, query, top_k)
 
 
-def _nearest_exact(candidates: QuerySet[Chunk], query: np.ndarray, top_k: int) -> list[tuple[Chunk, float]]:
+def _nearest_exact(candidates: QuerySet[Chunk], query: np.ndarray, top_k: int) -> list[tuple[int, float]]:
     rows = list(candidates.values_list("id", "embedding"))
     if not rows:
         return []
@@ -38,20 +38,12 @@ def _nearest_exact(candidates: QuerySet[Chunk], query: np.ndarray, top_k: int) -
     matrix = np.stack([embedding for _, embedding in rows])
     scores = (matrix @ query) / (np.linalg.norm(matrix, axis=1) * np.linalg.norm(query))
     best = np.argsort(-scores, kind="stable")[:top_k]
-    chunks = candidates.select_related("document").defer("embedding").in_bulk([ids[i] for i in best])
-    return [(chunks[ids[i]], _similarity(scores[i])) for i in best]
+    return [(ids[i], _similarity(scores[i])) for i in best]
 
 
-def _nearest_pgvector(
-    candidates: QuerySet[Chunk], query: np.ndarray, top_k: int
-) -> list[tuple[Chunk, float]]:
+def _nearest_pgvector(candidates: QuerySet[Chunk], query: np.ndarray, top_k: int) -> list[tuple[int, float]]:
     distance = CosineDistance(Cast("embedding", VectorField(dimensions=query.size)), query)
-    ranked = (
-        candidates.select_related("document")
-        .defer("embedding")
-        .annotate(distance=distance)
-        .order_by("distance")[:top_k]
-    )
+    ranked = candidates.annotate(distance=distance).order_by("distance").values_list("id", "distance")[:top_k]
     with transaction.atomic(using=candidates.db), connections[candidates.db].cursor() as cursor:
         # Settings of this transaction only. strict_order: the rows come back in distance order.
         # A custom plan sees the dimension's value, which the partial index's predicate needs
@@ -62,7 +54,7 @@ def _nearest_pgvector(
             " set_config('plan_cache_mode', 'force_custom_plan', true)",
             [str(max(settings.VECTOR_HNSW_EF_SEARCH, 2 * top_k))],
         )
-        return [(chunk, _similarity(1.0 - chunk.distance)) for chunk in ranked]
+        return [(chunk_id, _similarity(1.0 - distance)) for chunk_id, distance in ranked]
 
 
 def _similarity(value: float) -> float:

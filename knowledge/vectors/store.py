@@ -1,4 +1,10 @@
-"""Writing, removing, counting and searching a tenant's documents and chunks."""
+"""Writing, removing, counting and searching a tenant's documents and chunks.
+
+Search (DESIGN section 20) has two legs over the same chunks, those the caller may read
+(`chunks_readable`, the one filter both legs start from, so that nothing hidden is ranked, counted
+or cut to `top_k`): the semantic leg ranks them by cosine similarity to the query's embedding
+(`ranking.nearest`), the keyword leg by the query's terms in the lexical index
+(`lexical.keyword_ranked`); hybrid fuses the best `LEG_SIZE` of each (`fusion.hybrid_ranked`)."""
 
 from __future__ import annotations
 
@@ -9,13 +15,15 @@ from dataclasses import dataclass
 import numpy as np
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.db.models import Q
+from django.db.models import Q, QuerySet
 from django.db.models.constants import LOOKUP_SEP
 
 from core.models import Tenant
 from knowledge.fields import FLOAT32
 from knowledge.models import Chunk, Document
 from knowledge.vectors.audience import audience_tags, audience_visible, readers_tags, readers_visible
+from knowledge.vectors.fusion import hybrid_ranked
+from knowledge.vectors.lexical import chunk_terms, keyword_ranked, query_terms
 from knowledge.vectors.prefixes import url_key, url_prefix
 from knowledge.vectors.ranking import nearest
 
@@ -25,6 +33,9 @@ METADATA_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # Rows per INSERT of a document's chunks: with parameters bound on the server
 # (DATABASE_PREPARED_STATEMENTS) one statement carries at most 65,535 of them.
 CHUNKS_PER_INSERT = 1000
+HYBRID, SEMANTIC, KEYWORD = "hybrid", "semantic", "keyword"
+SEARCH_MODES = (HYBRID, SEMANTIC, KEYWORD)
+LEG_SIZE = 50  # chunks each leg hands to the fusion
 
 
 @dataclass(frozen=True)
@@ -35,7 +46,7 @@ class Hit:
     platform_type: str
     content_type: str
     chunk: str
-    score: float  # cosine similarity, -1..1
+    score: float  # higher is better: semantic, cosine similarity; keyword, term weight; hybrid, fusion
 
 
 def embedding_check(vector) -> np.ndarray:
@@ -123,6 +134,7 @@ def document_upsert(
                     dimension=vector.size,
                     audience=tags,
                     readers=reader_tags,
+                    terms=chunk_terms(title=title, text=text),
                     embedding=vector,
                 )
                 for ordinal, ((text, _), vector) in enumerate(zip(chunks, vectors, strict=True))
@@ -188,28 +200,60 @@ def chunks_count(*, tenant: Tenant) -> int:
     return Chunk.objects.filter(tenant=tenant).count()
 
 
+def chunks_readable(
+    *, tenant: Tenant, platform_types: Sequence[str] | None = None, audience: Sequence[str] | None = None
+) -> QuerySet[Chunk]:
+    """The tenant's chunks that a search may rank: of `platform_types` (None: every platform), and
+    for `audience` None every one (the caller may see all of the tenant's knowledge); for a list of
+    groups those groups' chunks and everyone's ([] sees only everyone's), and of those only the
+    ones without readers or with one of the groups among their readers."""
+    readable = Chunk.objects.filter(tenant=tenant)
+    if platform_types is not None:
+        readable = readable.filter(document__platform_type__in=list(platform_types))
+    if audience is not None:
+        readable = readable.filter(audience_visible(audience) & readers_visible(audience))
+    return readable
+
+
 def chunks_search(
     *,
     tenant: Tenant,
-    vector: np.ndarray,
     model: str,
     top_k: int,
+    vector: np.ndarray | None = None,
+    query: str = "",
+    mode: str = SEMANTIC,
     platform_types: Sequence[str] | None = None,
     audience: Sequence[str] | None = None,
 ) -> list[Hit]:
-    """The tenant's `top_k` chunks of embedding `model` nearest to `vector`, best first.
-    `audience` None: no audience or readers filter (the caller may see all of the tenant's
-    knowledge); a list of groups: those groups' chunks and everyone's ([] sees only everyone's),
-    and of those only the ones without readers or with one of the groups among their readers."""
-    query = embedding_check(vector)
+    """The tenant's `top_k` readable chunks (`chunks_readable`) of embedding `model` that best
+    answer the query, best first. `mode` semantic ranks by the `vector`'s cosine similarity,
+    keyword by the `query` text's terms, hybrid by both (it needs the vector and the text)."""
+    if mode not in SEARCH_MODES:
+        raise ValueError(f"mode is one of {', '.join(SEARCH_MODES)}.")
     if top_k < 1:
         raise ValueError("top_k is at least 1.")
-    candidates = Chunk.objects.filter(tenant=tenant, model=model, dimension=query.size)
-    if platform_types is not None:
-        candidates = candidates.filter(document__platform_type__in=list(platform_types))
-    if audience is not None:
-        candidates = candidates.filter(audience_visible(audience) & readers_visible(audience))
-    return [_hit(chunk, score) for chunk, score in nearest(candidates, query, top_k)]
+    candidates = chunks_readable(tenant=tenant, platform_types=platform_types, audience=audience)
+    candidates = candidates.filter(model=model)
+    if mode == KEYWORD:
+        keyword = keyword_ranked(candidates, query_terms(query), top_k)
+        return _hits([(match.chunk_id, match.score) for match in keyword])
+    embedding = embedding_check(vector)
+    semantic = nearest(
+        candidates.filter(dimension=embedding.size), embedding, top_k if mode == SEMANTIC else LEG_SIZE
+    )
+    if mode == SEMANTIC:
+        return _hits(semantic)
+    keyword = keyword_ranked(candidates, query_terms(query), LEG_SIZE)
+    return _hits(hybrid_ranked([chunk_id for chunk_id, _ in semantic], keyword)[:top_k])
+
+
+def _hits(ranked: list[tuple[int, float]]) -> list[Hit]:
+    """The ranked chunks (of the readable candidates) with their documents, by primary key."""
+    chunks = (
+        Chunk.objects.select_related("document").defer("embedding", "terms").in_bulk([i for i, _ in ranked])
+    )
+    return [_hit(chunks[chunk_id], score) for chunk_id, score in ranked]
 
 
 def _hit(chunk: Chunk, score: float) -> Hit:

@@ -60,6 +60,7 @@ def test_it_finds_the_stored_document_that_matches_the_query(viewer_client, tena
     assert set(payload) == {"success", "data", "timestamp"} and payload["success"] is True
     assert TIMESTAMP.match(payload["timestamp"])
     assert payload["data"]["model"] == "hash-256"
+    assert payload["data"]["mode"] == "hybrid"
     best = payload["data"]["results"][0]
     assert best == {
         "document_id": f"doc-{handbook.id}",
@@ -84,6 +85,30 @@ def test_it_finds_a_paraphrase_with_the_real_model(viewer_client, tenant, settin
     assert data["model"] == "sentence-transformers/all-MiniLM-L6-v2"
     assert len(data["results"]) == 2  # the query shares no word with either passage
     assert data["results"][0]["document_id"] == f"doc-{wanted.id}"
+
+
+@pytest.mark.parametrize("mode", ["hybrid", "semantic", "keyword"])
+def test_the_answer_names_the_mode_it_searched_in(viewer_client, tenant, handbook, mode):
+    data = search(viewer_client, body(tenant, mode=mode)).json()["data"]
+    assert data["mode"] == mode
+    assert data["results"][0]["title"] == "VPN guide"
+
+
+def test_an_error_code_comes_first_in_hybrid_mode_among_similar_tickets(viewer_client, tenant):
+    for code in ("ERR-4032", "ERR-4301", "ERR-3041", "ERR-4013", "ERR-4130"):
+        make_searchable_document(tenant, [f"The VPN gateway answers {code} after the update."], title=code)
+    make_searchable_document(tenant, ["The VPN gateway answers ERR-4031 after the update."], title="ERR-4031")
+    results = results_of(search(viewer_client, body(tenant, "VPN gateway ERR-4031", top_k=3)))
+    assert results[0]["title"] == "ERR-4031" and results[0]["score"] > results[1]["score"]
+
+
+def test_keyword_mode_answers_without_embedding_the_query(viewer_client, tenant, handbook, settings):
+    # A model server that cannot be reached, serving the model that embedded the handbook.
+    settings.EMBEDDING_BACKEND, settings.EMBEDDING_MODEL = "openai", "hash-256"
+    settings.EMBEDDING_URL = "http://127.0.0.1:9/v1"
+    data = results_of(search(viewer_client, body(tenant, "VPN password", mode="keyword")))
+    assert [r["title"] for r in data] == ["VPN guide"]
+    assert_v2_detail(search(viewer_client, body(tenant, "VPN password", mode="hybrid")), 503)
 
 
 def test_it_never_returns_another_tenants_chunks(viewer_client, tenant, other_tenant, handbook):
@@ -142,6 +167,11 @@ def test_an_empty_knowledge_base_answers_no_results(viewer_client, tenant):
         ({"platform_types": []}, ["body", "platform_types"], "value_error.list.min_items"),
         ({"platform_types": "sitelib"}, ["body", "platform_types"], "type_error.list"),
         ({"audience": "finance"}, ["body", "audience"], "type_error.list"),
+        ({"mode": "fuzzy"}, ["body", "mode"], "value_error.const"),
+        ({"mode": "HYBRID"}, ["body", "mode"], "value_error.const"),
+        ({"mode": 1}, ["body", "mode"], "type_error.str"),
+        ({"mode": ["keyword"]}, ["body", "mode"], "type_error.str"),
+        ({"mode": None}, ["body", "mode"], "type_error.none.not_allowed"),
         ({"vectordb_config": "acme"}, ["body", "vectordb_config"], "type_error.dict"),
         ({"vectordb_config": {"platform_domain": "x"}}, ["body", "vectordb_config", "tenant_id"], None),
     ],

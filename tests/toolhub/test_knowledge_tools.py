@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from io import StringIO
 
 import pytest
@@ -49,6 +50,7 @@ def test_it_searches_the_tenants_knowledge_base(executor, tenant, knowledge_conn
     body = assert_tool_ok(run(executor, query="reset the VPN password", top_k=1))
     assert body["connection_id"] == knowledge_connection.public_id
     assert body["data"]["model"] == "hash-256"
+    assert body["data"]["mode"] == "hybrid"
     (result,) = body["data"]["results"]
     assert result | {"score": 0} == {
         "document_id": f"doc-{wanted.id}",
@@ -80,9 +82,54 @@ def test_platform_types_and_audience_narrow_the_search(executor, tenant, knowled
     assert [r["title"] for r in narrowed["data"]["results"]] == ["Eng"]
 
 
+def ticket(tenant, number: str):
+    return make_searchable_document(
+        tenant, [f"Ticket {number}: the VPN client fails to connect after the update."], title=number
+    )
+
+
+@pytest.mark.parametrize("mode", ["hybrid", "keyword"])
+def test_a_ticket_number_comes_first_among_similar_tickets(executor, tenant, knowledge_connection, mode):
+    for number in ("INC0012346", "INC0012354", "INC0021345", "INC0012335", "INC0013245"):
+        ticket(tenant, number)
+    wanted = ticket(tenant, "INC0012345")
+    data = assert_tool_ok(run(executor, query="INC0012345 VPN client fails", top_k=3, mode=mode))["data"]
+    assert data["mode"] == mode
+    assert data["results"][0]["document_id"] == f"doc-{wanted.id}"
+
+
+def test_the_mode_is_an_argument_over_mcp_too(client_for, exec_key, tenant, knowledge_connection):
+    ticket(tenant, "INC0012346")
+    wanted = ticket(tenant, "INC0012345")
+    message = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "tools/call",
+        "params": {"name": TOOL, "arguments": {"query": "INC0012345", "mode": "keyword"}},
+    }
+    agent = client_for(exec_key, HTTP_ACCEPT="application/json, text/event-stream")
+    response = agent.generic("POST", "/mcp", json.dumps(message), content_type="application/json")
+    result = response.json()["result"]
+    assert result["isError"] is False and result["structuredContent"]["mode"] == "keyword"
+    assert [r["document_id"] for r in result["structuredContent"]["results"]] == [f"doc-{wanted.id}"]
+    message["params"]["arguments"]["mode"] = "fuzzy"
+    refused = agent.generic("POST", "/mcp", json.dumps(message), content_type="application/json").json()
+    assert refused["result"]["isError"] is True
+    assert refused["result"]["structuredContent"]["code"] == "INVALID_INPUT"
+
+
 @pytest.mark.parametrize(
     "tool_input",
-    [{}, {"query": ""}, {"query": "x", "top_k": 0}, {"query": "x", "platform_types": ["web"]}, {"q": "x"}],
+    [
+        {},
+        {"query": ""},
+        {"query": "x", "top_k": 0},
+        {"query": "x", "platform_types": ["web"]},
+        {"q": "x"},
+        {"query": "x", "mode": "fuzzy"},
+        {"query": "x", "mode": 1},
+        {"query": "x", "mode": None},
+    ],
 )
 def test_bad_input_is_invalid_input(executor, knowledge_connection, tool_input):
     assert_tool_error(run(executor, **tool_input), 422, "INVALID_INPUT")

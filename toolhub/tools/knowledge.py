@@ -8,6 +8,7 @@ from integrations.errors import VendorUnavailable
 from knowledge.embeddings import EmbeddingFailed
 from knowledge.models import PLATFORM_TYPES
 from knowledge.selectors import documents_search
+from knowledge.vectors.store import HYBRID, SEARCH_MODES
 from toolhub.registry import tool_define
 
 
@@ -56,13 +57,16 @@ def documents_search_tool(client: KnowledgeBase, args: dict) -> dict:
         top_k=args.get("top_k", 5),
         platform_types=args.get("platform_types"),
         audience=args.get("audience"),
+        mode=args.get("mode", HYBRID),
     )
 
 
 tool_define(
     "knowledge.documents.search",
     "Search the knowledge base",
-    "Passages of the tenant's ingested documents nearest in meaning to the query, best first.",
+    "Passages of the tenant's ingested documents that best answer the query, best first: by meaning and "
+    "words (mode hybrid, the default; identifiers such as ticket numbers and error codes first), by "
+    "meaning only (semantic) or by words only (keyword).",
     "read",
     {
         "required": ["query"],
@@ -80,12 +84,17 @@ tool_define(
                 "items": {"type": "string", "minLength": 1, "maxLength": 255},
                 "maxItems": 100,
             },
+            "mode": {"enum": list(SEARCH_MODES), "default": HYBRID},
         },
     },
     {
         "type": "object",
-        "required": ["results", "model"],
-        "properties": {"results": {"type": "array", "items": RESULT}, "model": {"type": "string"}},
+        "required": ["results", "model", "mode"],
+        "properties": {
+            "results": {"type": "array", "items": RESULT},
+            "model": {"type": "string"},
+            "mode": {"enum": list(SEARCH_MODES)},
+        },
     },
     documents_search_tool,
 )
