@@ -3,8 +3,9 @@
 Reciprocal-rank fusion of the semantic leg and the keyword leg's strong matches: a chunk scores
 the sum over the legs of 1 / (RRF_K + its rank there) (ranks from 1; a leg that did not return it
 adds nothing), so at most 2 / 61. A keyword match is strong when the query terms the chunk holds
-weigh at least STRONG, the idf of a term held by 1 % of the chunks: a query whose words are common
-(or a knowledge base too small to tell rare from common) keeps the semantic order.
+weigh at least STRONG = ln 100, about 4.6 (`lexical`: a term held by about 1 % of the chunks
+counted, or two or three less rare ones together): a query whose words are common, or a knowledge
+base too small to tell rare words from common ones, keeps the semantic order.
 
 Then the lift: when the query names identifiers (`lexical.identifier_like`) that the index holds,
 the keyword leg's chunks that hold the most of them come first, in their fused order, and score 1

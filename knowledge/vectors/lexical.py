@@ -15,12 +15,16 @@ kept in step with the chunks by triggers. Either way a chunk's index entry is wr
 by the statement that writes or removes the chunk, in its transaction (migration 0004). Whether a
 chunk holds a term is the one vendor-dependent step, `holding`.
 
-The keyword leg ranks the chunks that hold a query's terms by the sum of the terms' inverse
-document frequencies over the chunks the caller may read (BM25's idf without term frequency):
-rare words weigh more, and an identifier-like term (letters with digits, a number of 3 digits or
-more, `snake_case`, a dotted name, `camelCase`) weighs `IDENTIFIER_WEIGHT` times its idf. A term
-held by more than `TERM_CHUNKS_MAX` chunks counts that many (its idf is then a bound, and only
-that many of its holders get its weight): so common a term says little about a chunk anyway.
+The keyword leg ranks chunks by the sum of the weights of the query's terms they hold (BM25's
+inverse document frequency, without term frequency): rare words weigh more, and an
+identifier-like term (letters with digits, a number of 3 digits or more, `snake_case`, a dotted
+name, `camelCase`) weighs `IDENTIFIER_WEIGHT` times as much. Its work is bounded whatever the size
+of the knowledge base, the way common-terms queries bound it: a term held by at most
+`TERM_CHUNKS_MAX` of the chunks the caller may read is rare, and the chunks that hold it are the
+candidates; a common term only adds its weight to candidates that rare terms found (or, when
+there is no rare term, the candidates are the chunks that hold every common term). The weights
+count at most `READABLE_COUNT_MAX` chunks, so a common term weighs ln(1 + 899.5 / 101.5), about
+2.3, in any knowledge base of 1,000 chunks or more, and a term held by one chunk about 6.5.
 """
 
 from __future__ import annotations
@@ -41,8 +45,8 @@ TOKEN = re.compile(r"\w+(?:[-.]\w+)*")
 PARTS = re.compile(r"[-._]")
 TERM_LENGTH_MAX = 64  # longer runs (hashes, encoded blobs) are not searched for
 QUERY_TERMS_MAX = 16
-# Chunks read per query term, and chunks counted for the idf: bounds on the keyword leg's work.
-TERM_CHUNKS_MAX = 1000
+# A term held by more of the readable chunks than this is common; the chunks counted for the idf.
+TERM_CHUNKS_MAX = 100
 READABLE_COUNT_MAX = 10 * TERM_CHUNKS_MAX
 IDENTIFIER_WEIGHT = 3.0
 
@@ -115,32 +119,59 @@ class KeywordMatch:
 
 def keyword_ranked(candidates: QuerySet[Chunk], terms: list[QueryTerm], limit: int) -> list[KeywordMatch]:
     """The `limit` candidates that hold the most weight of `terms`, best first."""
-    holders = _holders(candidates, terms)
-    if not holders:
+    rare, common = _probed(candidates, terms)
+    if not rare and not common:
         return []
-    readable = max(candidates[:READABLE_COUNT_MAX].count(), *(len(ids) for ids in holders.values()))
+    counted = candidates[:READABLE_COUNT_MAX].count()
+    weight = {term: _idf(len(ids), counted) for term, ids in rare.items()}
+    weight |= {term: _idf(TERM_CHUNKS_MAX + 1, counted) for term in common}
+    holders = rare | _common_holders(candidates, common, found=set().union(*rare.values()))
     score: dict[int, float] = defaultdict(float)
     identifier: dict[int, float] = defaultdict(float)
     for term, ids in holders.items():
-        weight = _idf(len(ids), readable) * (IDENTIFIER_WEIGHT if term.identifier else 1.0)
+        term_weight = weight[term] * (IDENTIFIER_WEIGHT if term.identifier else 1.0)
         for chunk_id in ids:
-            score[chunk_id] += weight
+            score[chunk_id] += term_weight
             if term.identifier:
-                identifier[chunk_id] += weight
+                identifier[chunk_id] += term_weight
     best = sorted(score, key=lambda chunk_id: (-score[chunk_id], chunk_id))[:limit]
     return [KeywordMatch(chunk_id, score[chunk_id], identifier[chunk_id]) for chunk_id in best]
 
 
-def _holders(candidates: QuerySet[Chunk], terms: list[QueryTerm]) -> dict[QueryTerm, list[int]]:
-    """The ids of the candidates that hold each term, at most TERM_CHUNKS_MAX a term (one query
-    each); the terms that none holds are left out."""
-    found = {}
+def _probed(
+    candidates: QuerySet[Chunk], terms: list[QueryTerm]
+) -> tuple[dict[QueryTerm, set[int]], list[QueryTerm]]:
+    """(the rare terms with the ids of the candidates that hold them, the common terms), one
+    query a term; the terms that no candidate holds are left out."""
+    rare, common = {}, []
     for term in terms:
         holding_it = candidates.filter(holding(term.term, using=candidates.db))
-        ids = list(holding_it.values_list("id", flat=True)[:TERM_CHUNKS_MAX])
-        if ids:
-            found[term] = ids
-    return found
+        ids = set(holding_it.values_list("id", flat=True)[: TERM_CHUNKS_MAX + 1])
+        if len(ids) > TERM_CHUNKS_MAX:
+            common.append(term)
+        elif ids:
+            rare[term] = ids
+    return rare, common
+
+
+def _common_holders(
+    candidates: QuerySet[Chunk], common: list[QueryTerm], *, found: set[int]
+) -> dict[QueryTerm, set[int]]:
+    """Which of the chunks `found` by the rare terms hold each common term; when the rare terms
+    found none, the chunks that hold every common term (at most TERM_CHUNKS_MAX)."""
+    if not common:
+        return {}
+    if not found:
+        holding_all = candidates
+        for term in common:
+            holding_all = holding_all.filter(holding(term.term, using=candidates.db))
+        ids = set(holding_all.values_list("id", flat=True)[:TERM_CHUNKS_MAX])
+        return {term: ids for term in common}
+    among = candidates.filter(id__in=sorted(found))
+    return {
+        term: set(among.filter(holding(term.term, using=candidates.db)).values_list("id", flat=True))
+        for term in common
+    }
 
 
 def _idf(holders: int, readable: int) -> float:

@@ -248,22 +248,33 @@ def chunks_search(
     return _hits(hybrid_ranked([chunk_id for chunk_id, _ in semantic], keyword)[:top_k])
 
 
+HIT_FIELDS = (
+    "id",
+    "text",
+    "document_id",
+    "document__title",
+    "document__source_url",
+    "document__platform_type",
+    "document__content_type",
+)
+
+
 def _hits(ranked: list[tuple[int, float]]) -> list[Hit]:
     """The ranked chunks (of the readable candidates) with their documents, by primary key."""
-    chunks = (
-        Chunk.objects.select_related("document").defer("embedding", "terms").in_bulk([i for i, _ in ranked])
-    )
-    return [_hit(chunks[chunk_id], score) for chunk_id, score in ranked]
+    rows = {
+        row[0]: row for row in Chunk.objects.filter(id__in=[i for i, _ in ranked]).values_list(*HIT_FIELDS)
+    }
+    return [_hit(rows[chunk_id], score) for chunk_id, score in ranked]
 
 
-def _hit(chunk: Chunk, score: float) -> Hit:
-    document = chunk.document
+def _hit(row: tuple, score: float) -> Hit:
+    _, text, document_id, title, source_url, platform_type, content_type = row
     return Hit(
-        document_id=document.public_id,
-        title=document.title,
-        source_url=document.source_url,
-        platform_type=document.platform_type,
-        content_type=document.content_type,
-        chunk=chunk.text,
+        document_id=f"doc-{document_id}",
+        title=title,
+        source_url=source_url,
+        platform_type=platform_type,
+        content_type=content_type,
+        chunk=text,
         score=score,
     )

@@ -102,6 +102,31 @@ def test_keyword_mode_finds_nothing_without_a_shared_term(tenant):
     assert search(tenant, "VPN certificate", "keyword") == []
 
 
+def test_a_query_of_common_words_finds_the_chunks_that_hold_them_all(tenant):
+    vector = embedder().embed(["x"])[0]
+    model = embedder().model
+    make_document(tenant, [(f"The printer on floor {n} is fine.", vector) for n in range(120)], model=model)
+    make_document(tenant, [(f"Order toner number {n}.", vector) for n in range(120)], model=model)
+    make_document(tenant, [(f"Printer {n} needs toner.", vector) for n in range(3)], model=model)
+    hits = search(tenant, "printer toner", "keyword", top_k=10)
+    assert sorted(texts(hits)) == [
+        "Printer 0 needs toner.",
+        "Printer 1 needs toner.",
+        "Printer 2 needs toner.",
+    ]
+
+
+def test_a_rare_word_outweighs_common_ones(tenant):
+    vector = embedder().embed(["x"])[0]
+    model = embedder().model
+    make_document(
+        tenant, [(f"The printer on floor {n} needs toner.", vector) for n in range(150)], model=model
+    )
+    make_document(tenant, [("The plotter jammed.", vector)], model=model)
+    hits = search(tenant, "printer toner plotter", "keyword", top_k=3)
+    assert hits[0].chunk == "The plotter jammed."
+
+
 def test_the_semantic_mode_is_cosine_similarity(tenant):
     store(tenant, "Printers on the third floor need a badge.")
     (hit,) = search(tenant, "printers badge", "semantic")
