@@ -6,7 +6,8 @@ with WEB_WORKERS x WEB_THREADS, DEBUG off, PostgreSQL and Redis on this machine,
 seeds a tenant (bench/seed.py), then loads each scenario with wrk from a separate process on
 loopback, and prints one table: requests/s, p50, p99, errors, and the ratio to the baseline measured
 in the same run on the same server; then the hub's overhead, the sitelib listing, ingestion
-throughput and the jobs.
+throughput, the jobs, vector and hybrid search at 100,000 chunks, and retrieval quality on the
+labelled set (bench/retrieval).
 """
 
 from __future__ import annotations
@@ -384,6 +385,18 @@ def vector_search(env: dict) -> list[tuple[str, str]]:
     return [tuple(pair) for pair in json.loads(done.stdout.strip().splitlines()[-1])]
 
 
+def retrieval(env: dict) -> list[tuple[str, str]]:
+    """`bench.retrieval`: the labelled set's quality per mode with the local model (its own
+    throwaway database), after the service has stopped."""
+    done = run(
+        [sys.executable, "-m", "bench.retrieval", "--json"],
+        env | {"EMBEDDING_BACKEND": "local"},
+        capture_output=True,
+        text=True,
+    )
+    return [tuple(pair) for pair in json.loads(done.stdout.strip().splitlines()[-1])]
+
+
 def measure(args, fakes: Fakes) -> int:
     env = bench_env(fakes)
     Path(env["VAR_DIR"]).mkdir(parents=True, exist_ok=True)
@@ -421,6 +434,8 @@ def measure(args, fakes: Fakes) -> int:
         extra += [tuple(pair) for pair in json.loads(jobs.stdout.strip().splitlines()[-1])]
     if not args.only or "vector search" in args.only:
         extra += vector_search(env)
+    if not args.only or "retrieval" in args.only:
+        extra += retrieval(env)
     print(
         f"\nbench/run on {os.cpu_count()} cores; gunicorn {WEB_WORKERS} workers x {WEB_THREADS} threads; "
         f"wrk {WRK_THREADS} threads, {WRK_CONNECTIONS} connections, {args.seconds}s per scenario "

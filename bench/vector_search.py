@@ -1,15 +1,22 @@
-"""Search latency and recall@10 over 100,000 synthetic chunks on PostgreSQL with pgvector.
+"""Search latency and recall@10 over 100,000 synthetic chunks on PostgreSQL with pgvector, and
+the latency of hybrid search over the same chunks with their lexical index.
 
 One tenant's chunks, 10 to a document, whose vectors are clustered unit vectors of 384 dimensions
 made to have the structure of sentence embeddings (`Corpus`): random vectors spread evenly over the
-sphere are the known worst case of an approximate index and tell nothing of real text. They are
-written through the ORM's `bulk_create` in batches, the migration's HNSW index is then built over
-them by `vector_index_create` (the function behind `manage.py create_vector_index`), and the tables
-are analysed, as autovacuum would have done. Then `--queries` new vectors of the same kind are
-searched one at a time with `knowledge.vectors.chunks_search` (what POST /v2/knowledge/search
-calls); printed: p50 and p99 of its time (floor: p50 <= 25 ms) and its recall@10 against the exact
-top 10 computed with numpy over the same vectors (floor: >= 0.95), at `VECTOR_HNSW_EF_SEARCH` or at
-each `--ef-search` given.
+sphere are the known worst case of an approximate index and tell nothing of real text. Each chunk
+has text too (`Words`): about 120 words drawn from a Zipf law over 30,000 made-up words (so that a
+few are in nearly every chunk and most in very few, as in prose), a fifth of them from its
+subject's own words, and one document in three names a ticket (`INC` and 7 digits). They are
+written through the ORM's `bulk_create` in batches with their terms (`lexical.chunk_terms`, what
+the chunk writer stores), the migration's HNSW index is then built over them by
+`vector_index_create` (the function behind `manage.py create_vector_index`), and the tables are
+analysed, as autovacuum would have done. Then `--queries` new vectors of the same kind are searched
+one at a time with `knowledge.vectors.chunks_search` (what POST /v2/knowledge/search calls);
+printed: p50 and p99 of its time (floor: p50 <= 25 ms) and its recall@10 against the exact top 10
+computed with numpy over the same vectors (floor: >= 0.95), at `VECTOR_HNSW_EF_SEARCH` or at each
+`--ef-search` given. Then the same vectors in hybrid mode, each with a query text of its subject
+(two of its words, a common word, and in one query in three a ticket of the tenant): p50 and p99
+(floor: p50 <= 25 ms), and the keyword leg's alone.
 
     .venv/bin/python -m bench.vector_search [--chunks 100000] [--queries 300] [--ef-search N ...] [--json]
 
@@ -48,6 +55,7 @@ from django.test.utils import (  # noqa: E402
 
 from knowledge.embeddings import LOCAL_MODEL_NAME  # noqa: E402
 from knowledge.models import Chunk, Document  # noqa: E402
+from knowledge.vectors.lexical import chunk_terms  # noqa: E402
 from knowledge.vectors.ranking import hnsw_index, vector_index_create  # noqa: E402
 from knowledge.vectors.store import CHUNKS_PER_INSERT, chunks_search  # noqa: E402
 from tests import factories  # noqa: E402
@@ -57,6 +65,9 @@ CHUNKS_PER_DOCUMENT = 10
 TOPICS = 1000  # subjects; documents of one subject are near each other
 LATENT = 16  # the directions along which the texts of one subject differ
 BUILD_MEMORY = "1GB"  # maintenance_work_mem of the index build: the graph of 100,000 vectors fits
+VOCABULARY = 30_000  # made-up words, ranked by frequency
+WORDS_PER_CHUNK, SUBJECT_SHARE, SUBJECT_WORDS = 120, 0.2, 40
+ZIPF = 1.1
 
 
 class Corpus:
@@ -104,10 +115,56 @@ class Corpus:
         return (matrix / np.linalg.norm(matrix, axis=-1, keepdims=True)).astype(np.float32)
 
 
-def seed(tenant, corpus: Corpus, chunks: int) -> np.ndarray:
+class Words:
+    """Text for the chunks: words drawn from a Zipf law over VOCABULARY made-up words (a few in
+    nearly every chunk, most in very few), SUBJECT_SHARE of them from the chunk's subject's own
+    SUBJECT_WORDS words, which lie beyond the commonest thousand."""
+
+    SYLLABLES = ("ka", "lo", "mi", "ne", "ru", "ta", "vo", "shi", "pe", "da", "zu", "gri", "bel", "mor")
+
+    def __init__(self, seed: int = 11) -> None:
+        self.rng = np.random.default_rng(seed)
+        self.words = [self._word(n) for n in range(VOCABULARY)]
+        ranks = np.arange(1, VOCABULARY + 1, dtype=np.float64)
+        self.weights = ranks**-ZIPF / (ranks**-ZIPF).sum()
+        self.subject_words = self.rng.integers(1000, VOCABULARY, size=(TOPICS, SUBJECT_WORDS))
+
+    def _word(self, n: int) -> str:
+        word, base = "", len(self.SYLLABLES)
+        while True:
+            word += self.SYLLABLES[n % base]
+            n //= base
+            if not n:
+                return word
+
+    def text(self, subject: int, ticket: str | None) -> str:
+        common = self.rng.choice(
+            VOCABULARY, size=round(WORDS_PER_CHUNK * (1 - SUBJECT_SHARE)), p=self.weights
+        )
+        own = self.rng.choice(self.subject_words[subject], size=round(WORDS_PER_CHUNK * SUBJECT_SHARE))
+        words = [self.words[i] for i in np.concatenate([common, own])]
+        self.rng.shuffle(words)
+        if ticket:
+            words.insert(len(words) // 2, ticket)
+        return " ".join(words)
+
+    def query(self, subject: int, ticket: str | None) -> str:
+        own = self.rng.choice(self.subject_words[subject], size=2, replace=False)
+        common = self.rng.choice(100)
+        words = [self.words[own[0]], self.words[common], self.words[own[1]]]
+        return " ".join([ticket, *words] if ticket else words)
+
+
+def ticket(document: int) -> str | None:
+    """One document in three names a ticket."""
+    return f"INC{document:07d}" if document % 3 == 0 else None
+
+
+def seed(tenant, corpus: Corpus, words: Words, chunks: int) -> tuple[np.ndarray, np.ndarray]:
     """`chunks` chunks in documents of CHUNKS_PER_DOCUMENT, written in batches through the ORM;
-    returns their vectors, row i being the chunk whose text is `chunk i`."""
-    rows = []
+    returns their vectors, row i being the chunk whose text starts with `chunk i`, and their
+    documents' subjects."""
+    rows, topics = [], []
     for first in range(0, chunks // CHUNKS_PER_DOCUMENT, 1000):
         count = min(1000, chunks // CHUNKS_PER_DOCUMENT - first)
         documents = Document.objects.bulk_create(
@@ -130,24 +187,31 @@ def seed(tenant, corpus: Corpus, chunks: int) -> np.ndarray:
             subjects.repeat(CHUNKS_PER_DOCUMENT), centres.repeat(CHUNKS_PER_DOCUMENT, axis=0)
         )
         offset = first * CHUNKS_PER_DOCUMENT
+        texts = [
+            f"chunk {offset + i} "
+            + words.text(subjects[i // CHUNKS_PER_DOCUMENT], ticket(first + i // CHUNKS_PER_DOCUMENT))
+            for i in range(len(matrix))
+        ]
         Chunk.objects.bulk_create(
             [
                 Chunk(
                     document=documents[i // CHUNKS_PER_DOCUMENT],
                     tenant=tenant,
                     ordinal=i % CHUNKS_PER_DOCUMENT,
-                    text=f"chunk {offset + i}",
+                    text=text,
                     model=LOCAL_MODEL_NAME,
                     dimension=DIMENSION,
                     audience="|all|",
+                    terms=chunk_terms(title=documents[i // CHUNKS_PER_DOCUMENT].title, text=text),
                     embedding=vector,
                 )
-                for i, vector in enumerate(matrix)
+                for i, (vector, text) in enumerate(zip(matrix, texts, strict=True))
             ],
             batch_size=CHUNKS_PER_INSERT,
         )
         rows.append(matrix)
-    return np.vstack(rows)
+        topics.append(subjects)
+    return np.vstack(rows), np.concatenate(topics)
 
 
 def index_drop() -> None:
@@ -184,6 +248,26 @@ def search(tenant, queries: np.ndarray, exact: np.ndarray) -> tuple[list[float],
     return times, float(np.mean(recalls))
 
 
+def search_texts(tenant, queries: np.ndarray, texts: list[str], mode: str) -> list[float]:
+    """Each query through `chunks_search` in `mode`, with its text: milliseconds of each."""
+    times = []
+    for vector, text in zip(queries, texts, strict=True):
+        started = time.perf_counter()
+        chunks_search(tenant=tenant, vector=vector, query=text, mode=mode, model=LOCAL_MODEL_NAME, top_k=10)
+        times.append((time.perf_counter() - started) * 1000)
+    return times
+
+
+def query_texts(words: Words, subjects: np.ndarray, documents: int) -> list[str]:
+    """A text of each query's subject; one in three names a ticket of the tenant."""
+    rng = np.random.default_rng(3)
+    texts = []
+    for n, subject in enumerate(subjects):
+        named = ticket(3 * int(rng.integers(documents // 3))) if n % 3 == 0 else None
+        texts.append(words.query(int(subject), named))
+    return texts
+
+
 def percentile(values: list[float], share: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, round(share * (len(ordered) - 1)))]
@@ -191,27 +275,38 @@ def percentile(values: list[float], share: float) -> float:
 
 def measure(chunks: int, queries: int, ef_searches: list[int]) -> list[tuple[str, str]]:
     tenant = factories.make_tenant("bench")
-    corpus = Corpus()
+    corpus, words = Corpus(), Words()
     index_drop()
     started = time.perf_counter()
-    matrix = seed(tenant, corpus, chunks)
+    matrix, _ = seed(tenant, corpus, words, chunks)
     seeded = time.perf_counter() - started
     built = index_build()
-    asked = corpus.queries(queries)
+    subjects, centres = corpus.documents(queries)
+    asked = corpus.chunks(subjects, centres)
     exact = np.argsort(-(asked @ matrix.T), axis=1)[:, :10]
+    texts = query_texts(words, subjects, len(matrix) // CHUNKS_PER_DOCUMENT)
     search(tenant, asked[:20], exact[:20])  # warm-up: the index's pages, the connection
+    search_texts(tenant, asked[:20], texts[:20], "hybrid")
     figures = []
     for ef_search in ef_searches:
         with override_settings(VECTOR_HNSW_EF_SEARCH=ef_search):
             times, recall = search(tenant, asked, exact)
-        figures.append(
+            hybrid = search_texts(tenant, asked, texts, "hybrid")
+            keyword = search_texts(tenant, asked, texts, "keyword")
+        figures += [
             (
                 f"vector search {len(matrix):,} chunks",
                 f"p50 {percentile(times, 0.5):.2f} ms (floor <= 25), p99 {percentile(times, 0.99):.2f} ms, "
                 f"recall@10 {recall:.3f} (floor >= 0.95) at ef_search {ef_search}; "
                 f"seeded in {seeded:.0f} s, index built in {built:.0f} s",
-            )
-        )
+            ),
+            (
+                f"hybrid search {len(matrix):,} chunks",
+                f"p50 {percentile(hybrid, 0.5):.2f} ms (floor <= 25), p99 {percentile(hybrid, 0.99):.2f} ms; "
+                f"keyword alone p50 {percentile(keyword, 0.5):.2f} ms, "
+                f"p99 {percentile(keyword, 0.99):.2f} ms",
+            ),
+        ]
     return figures
 
 

@@ -1,0 +1,3 @@
+from bench.retrieval.evaluate import main
+
+main()
