@@ -38,6 +38,22 @@ class User(AbstractUser):
         return self.get_full_name() or self.username
 
 
+class RefreshFamily(models.Model):
+    """The refresh tokens of one sign-in (`POST /api/v1/auth/token`): each refresh answers a new
+    refresh token and only the newest (`current_jti`) is good. Presenting an older one means it was
+    copied, so the whole family is revoked (`revoked_at`): neither copy refreshes again."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    user = models.ForeignKey(User, on_delete=models.CASCADE, related_name="+")
+    current_jti = models.CharField(max_length=64)
+    created_at = models.DateTimeField(default=timezone.now)
+    refreshed_at = models.DateTimeField(default=timezone.now)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    def __str__(self) -> str:
+        return f"{self.user} since {self.created_at:%Y-%m-%d %H:%M}"
+
+
 class Membership(models.Model):
     user = models.ForeignKey(User, on_delete=models.CASCADE, related_name="memberships")
     tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="memberships")

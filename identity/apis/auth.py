@@ -79,4 +79,7 @@ class AuthTokenRefreshApi(PublicAPIView):
     def post(self, request):
         data = validated(self.InputSerializer, request.data)
         login_rate_limit(request, "refresh")
-        return envelope(auth_refresh(refresh=data["refresh"]), message="Token refreshed.")
+        tokens = auth_refresh(
+            refresh=data["refresh"], ip_address=client_ip(request), request_id=request.request_id
+        )
+        return envelope(tokens, message="Token refreshed.")

@@ -6,17 +6,18 @@ import uuid
 
 from django.contrib.auth import authenticate
 from django.db import transaction
+from django.utils import timezone
 from rest_framework_simplejwt.exceptions import TokenError
-from rest_framework_simplejwt.serializers import TokenRefreshSerializer
-from rest_framework_simplejwt.settings import api_settings
+from rest_framework_simplejwt.settings import api_settings as jwt_settings
 from rest_framework_simplejwt.tokens import RefreshToken
 
 from core.api.errors import NotAuthenticated, value_error
+from core.api.ids import prefixed_uuid
 from core.audit import audit_record
 from core.console import EVERY_CONSOLE_ROLE
 from core.models import Role, Tenant
 from identity.keys import api_key_display_prefix, api_key_generate, api_key_hash
-from identity.models import ApiKey, Membership, User
+from identity.models import ApiKey, Membership, RefreshFamily, User
 
 
 def _token_pair(refresh: RefreshToken) -> dict:
@@ -27,6 +28,14 @@ def _token_pair(refresh: RefreshToken) -> dict:
         "tokenType": "Bearer",
         "expiresIn": int(access.lifetime.total_seconds()),
     }
+
+
+def _family_start(user: User) -> dict:
+    """A sign-in's first token pair, its refresh token the first of a new family."""
+    refresh = RefreshToken.for_user(user)
+    family = RefreshFamily.objects.create(user=user, current_jti=refresh["jti"])
+    refresh["fam"] = str(family.id)
+    return _token_pair(refresh)
 
 
 def auth_login(
@@ -66,7 +75,7 @@ def auth_login(
             details={"method": "password", "identityProvider": "local"},
             request_id=request_id,
         )
-    return _token_pair(RefreshToken.for_user(user))
+        return _family_start(user)
 
 
 def _login_tenant(user: User | None, tenant_hint: uuid.UUID | None) -> Tenant | None:
@@ -79,23 +88,61 @@ def _login_tenant(user: User | None, tenant_hint: uuid.UUID | None) -> Tenant | 
     return chosen.tenant if chosen else None
 
 
-def auth_refresh(*, refresh: str) -> dict:
-    serializer = TokenRefreshSerializer(data={"refresh": refresh})
+def auth_refresh(*, refresh: str, ip_address: str | None, request_id: str) -> dict:
+    """A new token pair for the family's newest refresh token. An older one of the family revokes
+    the family (audited), as the OAuth provider does with its refresh tokens (RFC 9700 4.14.2)."""
+    refused = NotAuthenticated("Invalid or expired refresh token.")
     try:
-        serializer.is_valid(raise_exception=True)
+        token = RefreshToken(refresh)
     except TokenError as exc:
-        raise NotAuthenticated("Invalid or expired refresh token.") from exc
-    except Exception as exc:  # simplejwt raises InvalidToken (an AuthenticationFailed)
-        raise NotAuthenticated("Invalid or expired refresh token.") from exc
-    access = serializer.validated_data["access"]
-    data = {"access": access, "tokenType": "Bearer", "expiresIn": _lifetime_seconds()}
-    if "refresh" in serializer.validated_data:
-        data["refresh"] = serializer.validated_data["refresh"]
-    return data
+        raise refused from exc
+    family_id = prefixed_uuid(str(token.get("fam", "")))
+    with transaction.atomic():
+        family = RefreshFamily.objects.select_for_update().select_related("user").filter(id=family_id).first()
+        if family is None or family.revoked_at is not None or not family.user.is_active:
+            raise refused
+        reused = family.current_jti != token["jti"]
+        if reused:
+            family.revoked_at = timezone.now()
+        else:
+            token.set_jti()
+            token.set_exp()
+            token.set_iat()
+            family.current_jti, family.refreshed_at = token["jti"], timezone.now()
+        family.save(update_fields=["revoked_at", "current_jti", "refreshed_at"])
+        if reused:
+            _reuse_audit(family, ip_address, request_id)
+    if reused:
+        raise refused
+    return _token_pair(token)
 
 
-def _lifetime_seconds() -> int:
-    return int(api_settings.ACCESS_TOKEN_LIFETIME.total_seconds())
+def refresh_families_purge() -> int:
+    """Families whose newest refresh token has expired can refresh no more: the cleanup job
+    removes them."""
+    expired = timezone.now() - jwt_settings.REFRESH_TOKEN_LIFETIME
+    deleted, _ = RefreshFamily.objects.filter(refreshed_at__lt=expired).delete()
+    return deleted
+
+
+def _reuse_audit(family: RefreshFamily, ip_address: str | None, request_id: str) -> None:
+    user = family.user
+    audit_record(
+        tenant=_login_tenant(user, None),
+        action="REFRESH_TOKEN_REUSED",
+        category="authentication",
+        actor={
+            "type": "user",
+            "id": str(user.id),
+            "name": user.username,
+            "email": user.email,
+            "ipAddress": ip_address,
+        },
+        resource={"type": "user", "id": str(user.id), "name": user.username},
+        details={"reason": "an older refresh token of the sign-in was presented; its tokens are revoked"},
+        status="failure",
+        request_id=request_id,
+    )
 
 
 def tenant_create(*, name: str, domain: str = "") -> Tenant:
