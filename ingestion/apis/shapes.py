@@ -6,11 +6,11 @@ from __future__ import annotations
 from django.utils.dateparse import parse_datetime
 from rest_framework import serializers
 
+from core.api.fields import UrlField
 from core.api.ids import prefixed_uuid
 from ingestion.models import SYNC_CONFIGURATION_PREFIX, Platform, SyncRun
 from knowledge.apis import (
     ContentRestrictionSerializer,
-    HttpUrlField,
     ItsmInstanceField,
     VectordbConfigSerializer,
 )
@@ -92,7 +92,7 @@ class SitelibUploadInput(serializers.Serializer):
     vectordb_config = VectordbConfigSerializer()
     sync_config = SyncConfigInput()
     job_id = serializers.CharField(max_length=255, required=False, allow_blank=True, default="")
-    site_urls = _list(HttpUrlField())
+    site_urls = _list(UrlField())
     sub_sites = _list()
     drives = _list(help_text="Library names or drive ids.")
     folders = _list(help_text="Server-relative folder paths (or names, ids); `*` for every root folder.")
@@ -152,7 +152,7 @@ class SyncRunOutput(serializers.Serializer):
 
 
 class SitelibDeleteInput(serializers.Serializer):
-    source_url = HttpUrlField(
+    source_url = UrlField(
         help_text="A document's URL, or a folder's, drive's or site's: everything under it."
     )
     vectordb_config = VectordbConfigSerializer()
@@ -177,8 +177,8 @@ def _secret(max_length: int = 4096, **kwargs) -> serializers.CharField:
 
 
 class WikiAuthorizationInput(serializers.Serializer):
-    instance_url = HttpUrlField(help_text="The wiki's REST API root, e.g. https://<site>/wiki.")
-    web_url_instance = HttpUrlField(help_text="The wiki's web address: documents link under it.")
+    instance_url = UrlField(help_text="The wiki's REST API root, e.g. https://<site>/wiki.")
+    web_url_instance = UrlField(help_text="The wiki's web address: documents link under it.")
     username = serializers.CharField(max_length=255, help_text="User name or e-mail.")
     api_token = _secret(help_text="Kept in the vault for the configuration; never shown again.")
 
@@ -247,9 +247,7 @@ class ItsmUploadInput(serializers.Serializer):
 
 
 class WikiDeleteInput(serializers.Serializer):
-    source_url = HttpUrlField(
-        required=False, help_text="A page's or attachment's URL, or a prefix of several."
-    )
+    source_url = UrlField(required=False, help_text="A page's or attachment's URL, or a prefix of several.")
     space = serializers.CharField(max_length=255, required=False, help_text="Every document of this space.")
     vectordb_config = VectordbConfigSerializer()
     sync_config = SyncConfigDeleteInput(required=False)
@@ -262,7 +260,7 @@ class WikiDeleteInput(serializers.Serializer):
 
 
 class ItsmDeleteInput(serializers.Serializer):
-    source_url = HttpUrlField(required=False, help_text="An article's or attachment's URL, or a prefix.")
+    source_url = UrlField(required=False, help_text="An article's or attachment's URL, or a prefix.")
     knowledge_bases = _list(
         serializers.RegexField(r"^[0-9A-Za-z]{1,64}$", max_length=64),
         help_text="Every document of these knowledge bases (sys_ids).",

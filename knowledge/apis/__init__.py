@@ -3,36 +3,11 @@ the parts of /v2 bodies that several endpoints share, ingestion's included."""
 
 from __future__ import annotations
 
-from urllib.parse import urlsplit
-
 from rest_framework import serializers
 
 from integrations.itsm import instance_host_valid
 
 MAX_ITEMS = 500
-
-
-class HttpUrlField(serializers.CharField):
-    """An http(s) URL with a host; the v2 type names follow pydantic's AnyHttpUrl."""
-
-    def __init__(self, **kwargs):
-        kwargs.setdefault("max_length", 2048)
-        super().__init__(**kwargs)
-
-    def to_internal_value(self, data):
-        value = super().to_internal_value(data)
-        try:
-            parts = urlsplit(value)
-            parts.port  # noqa: B018 - raises on a malformed port
-        except ValueError as exc:
-            raise serializers.ValidationError(
-                "invalid or missing URL scheme", code="value_error.url"
-            ) from exc
-        if parts.scheme not in ("http", "https"):
-            raise serializers.ValidationError("URL scheme not permitted", code="value_error.url.scheme")
-        if not parts.hostname:
-            raise serializers.ValidationError("URL host invalid", code="value_error.url.host")
-        return value
 
 
 class ItsmInstanceField(serializers.CharField):

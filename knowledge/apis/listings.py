@@ -9,6 +9,7 @@ from rest_framework.response import Response
 
 from core.access import KNOWLEDGE_READ
 from core.api.envelopes import v2_response
+from core.api.fields import UrlField
 from core.api.schema import v2_envelope
 from core.api.validation import validated
 from core.api.views import TenantAPIView
@@ -17,7 +18,6 @@ from integrations.sitelib.models import SitelibCredentials, cloud_tid_valid, thu
 from knowledge.apis import (
     MAX_ITEMS,
     ContentRestrictionSerializer,
-    HttpUrlField,
     ItsmInstanceField,
     string_list,
 )
@@ -65,9 +65,7 @@ class SitelibAuthorizationSerializer(serializers.Serializer):
 
 class SitelibListingInput(serializers.Serializer):
     authorization = SitelibAuthorizationSerializer()
-    site_urls = serializers.ListField(
-        child=HttpUrlField(), required=False, default=list, max_length=MAX_ITEMS
-    )
+    site_urls = serializers.ListField(child=UrlField(), required=False, default=list, max_length=MAX_ITEMS)
     sub_sites = string_list()
     drives = string_list()
     folders = string_list(help_text="Folder names, ids or server-relative paths; `*` for every root folder.")
@@ -172,8 +170,8 @@ class SitelibListingApi(TenantAPIView):
 
 
 class WikiSpaceListingInput(serializers.Serializer):
-    instance_url = HttpUrlField(help_text="The wiki's base, e.g. https://<site>/wiki.")
-    web_url_instance = HttpUrlField()
+    instance_url = UrlField(help_text="The wiki's base, e.g. https://<site>/wiki.")
+    web_url_instance = UrlField()
     username = serializers.CharField(max_length=255)
     api_token = serializers.CharField(max_length=4096, trim_whitespace=False)
 
