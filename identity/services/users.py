@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import uuid
 
+from django.conf import settings
 from django.contrib.auth import authenticate
 from django.db import transaction
 from django.utils import timezone
@@ -13,6 +14,7 @@ from rest_framework_simplejwt.tokens import RefreshToken
 
 from core.api.errors import NotAuthenticated, value_error
 from core.api.ids import prefixed_uuid
+from core.api.ratelimit import Bucket, rate_limit_hit
 from core.audit import audit_record
 from core.console import EVERY_CONSOLE_ROLE
 from core.models import Role, Tenant
@@ -76,6 +78,35 @@ def auth_login(
             request_id=request_id,
         )
         return _family_start(user)
+
+
+def sign_in_rate_limit(*, ip_address: str | None, username: str) -> None:
+    """Count a sign-in attempt per address and per username (RATE_LIMIT_LOGIN): 429 when spent.
+    The API's token endpoints and the console's and OAuth provider's sign-in pages count alike."""
+    rate = settings.RATE_LIMIT_LOGIN
+    rate_limit_hit([Bucket("login-ip", ip_address or "-", rate), Bucket("login", username, rate)])
+
+
+def session_sign_in_audit(*, user: User | None, username: str, channel: str, ip_address: str | None) -> None:
+    """USER_LOGIN or USER_LOGIN_FAILED for a sign-in on a page (`channel`: console, oauth), in the
+    user's first tenant's chain (the platform's for an unknown name)."""
+    known = user or User.objects.filter(username=username).first()
+    audit_record(
+        tenant=_login_tenant(known, None),
+        action="USER_LOGIN" if user else "USER_LOGIN_FAILED",
+        category="authentication",
+        actor={
+            "type": "user",
+            "id": str(known.id) if known else "",
+            "name": username,
+            "email": getattr(known, "email", ""),
+            "ipAddress": ip_address,
+        },
+        resource={"type": "user", "id": str(known.id) if known else "", "name": username},
+        details={"method": "password", "channel": channel}
+        | ({} if user else {"reason": "invalid_credentials"}),
+        status="success" if user else "failure",
+    )
 
 
 def _login_tenant(user: User | None, tenant_hint: uuid.UUID | None) -> Tenant | None:
