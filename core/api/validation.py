@@ -31,6 +31,7 @@ _TYPE_ERRORS: list[tuple[type, str, str]] = [
     (serializers.Serializer, "type_error.dict", "value is not a valid dict"),
     (serializers.DateTimeField, "type_error.datetime", "invalid datetime format"),
     (serializers.CharField, "type_error.str", "str type expected"),
+    (serializers.ChoiceField, "type_error.enum", "value is not a valid enumeration member"),
 ]
 _TYPE_CODES = {"invalid", "not_a_list", "not_a_dict", "not_a_string", "parse_error", "date"}
 

@@ -8,6 +8,7 @@ from rest_framework import serializers
 
 from core.access import KNOWLEDGE_VIEW, KNOWLEDGE_WRITE
 from core.api.envelopes import v2_response
+from core.api.fields import StrictIntegerField
 from core.api.schema import V2DetailSerializer, V2ValidationErrorSerializer, v2_envelope
 from core.api.timestamps import iso_ms
 from core.api.validation import validated
@@ -111,7 +112,7 @@ STATUS_RESPONSES = {
     200: v2_envelope(
         "SyncRunsEnvelope",
         inline_serializer(
-            name="SyncRuns", fields={"runs": SyncRunOutput(many=True), "total": serializers.IntegerField()}
+            name="SyncRuns", fields={"runs": SyncRunOutput(many=True), "total": StrictIntegerField()}
         ),
     ),
     422: OpenApiResponse(V2ValidationErrorSerializer, description="A query parameter failed validation."),

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from core.api.fields import StrictBooleanField, StrictCharField
 from integrations.itsm import instance_host_valid
 
 MAX_ITEMS = 500
 
 
-class ItsmInstanceField(serializers.CharField):
+class ItsmInstanceField(StrictCharField):
     """`itsmplatform_domain`: the ITSM instance's host (and port), without scheme; a leading
     `https://` and a trailing `/` are dropped."""
 
@@ -33,7 +34,7 @@ class ItsmInstanceField(serializers.CharField):
 
 def string_list(**kwargs) -> serializers.ListField:
     return serializers.ListField(
-        child=serializers.CharField(max_length=2048),
+        child=StrictCharField(max_length=2048),
         required=False,
         default=list,
         max_length=MAX_ITEMS,
@@ -45,8 +46,8 @@ class VectordbConfigSerializer(serializers.Serializer):
     """`vectordb_config` of every /v2 body that names the tenant's knowledge base: `tenant_id` must
     be the request's tenant (checked by the view, 403 otherwise)."""
 
-    platform_domain = serializers.CharField(max_length=255)
-    tenant_id = serializers.CharField(max_length=255)
+    platform_domain = StrictCharField(max_length=255)
+    tenant_id = StrictCharField(max_length=255)
 
     class Meta:
         ref_name = "VectordbConfig"
@@ -54,8 +55,8 @@ class VectordbConfigSerializer(serializers.Serializer):
 
 class ContentRestrictionSerializer(serializers.Serializer):
     audience = string_list()
-    blacklisted = serializers.BooleanField(required=False, default=False)
-    source_restriction = serializers.BooleanField(required=False, default=False)
+    blacklisted = StrictBooleanField(required=False, default=False)
+    source_restriction = StrictBooleanField(required=False, default=False)
 
     class Meta:
         ref_name = "SitelibContentRestriction"

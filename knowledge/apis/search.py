@@ -8,6 +8,7 @@ from rest_framework import serializers
 from core.access import KNOWLEDGE_VIEW
 from core.api.envelopes import v2_response
 from core.api.errors import ServiceUnavailable
+from core.api.fields import StrictCharField, StrictChoiceField, StrictIntegerField
 from core.api.schema import V2DetailSerializer, v2_envelope
 from core.api.validation import validated
 from core.api.views import TenantAPIView
@@ -21,18 +22,18 @@ MAX_QUERY = 2000
 
 
 class KnowledgeSearchInput(serializers.Serializer):
-    query = serializers.CharField(max_length=MAX_QUERY, help_text="What to look for, in plain words.")
+    query = StrictCharField(max_length=MAX_QUERY, help_text="What to look for, in plain words.")
     vectordb_config = VectordbConfigSerializer()
-    top_k = serializers.IntegerField(min_value=1, max_value=MAX_TOP_K, required=False, default=5)
+    top_k = StrictIntegerField(min_value=1, max_value=MAX_TOP_K, required=False, default=5)
     platform_types = serializers.ListField(
-        child=serializers.ChoiceField(choices=PLATFORM_TYPES),
+        child=StrictChoiceField(choices=PLATFORM_TYPES),
         required=False,
         allow_empty=False,
         max_length=len(PLATFORM_TYPES),
         help_text="Only these platforms' documents (default: every platform).",
     )
     audience = serializers.ListField(
-        child=serializers.CharField(max_length=255),
+        child=StrictCharField(max_length=255),
         required=False,
         max_length=100,
         help_text="Groups the results are for: their chunks and everyone's, and of those only the ones "
@@ -45,12 +46,12 @@ class KnowledgeSearchInput(serializers.Serializer):
 
 
 class KnowledgeSearchResult(serializers.Serializer):
-    document_id = serializers.CharField(help_text="doc-<uuid>")
-    title = serializers.CharField()
-    source_url = serializers.CharField()
-    platform_type = serializers.CharField()
-    content_type = serializers.CharField()
-    chunk = serializers.CharField(help_text="The passage that matched.")
+    document_id = StrictCharField(help_text="doc-<uuid>")
+    title = StrictCharField()
+    source_url = StrictCharField()
+    platform_type = StrictCharField()
+    content_type = StrictCharField()
+    chunk = StrictCharField(help_text="The passage that matched.")
     score = serializers.FloatField(help_text="Cosine similarity to the query, -1..1; best first.")
 
     class Meta:
@@ -59,7 +60,7 @@ class KnowledgeSearchResult(serializers.Serializer):
 
 class KnowledgeSearchData(serializers.Serializer):
     results = KnowledgeSearchResult(many=True)
-    model = serializers.CharField(help_text="The embedding model that ranked the chunks.")
+    model = StrictCharField(help_text="The embedding model that ranked the chunks.")
 
     class Meta:
         ref_name = "KnowledgeSearchData"
