@@ -6,6 +6,8 @@ import uuid
 
 from django.conf import settings
 from django.contrib.auth import authenticate
+from django.contrib.auth.password_validation import validate_password
+from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import transaction
 from django.utils import timezone
 from rest_framework_simplejwt.exceptions import TokenError
@@ -189,9 +191,19 @@ def tenant_user_create(
     with transaction.atomic():
         user = User.objects.filter(username=username).first()
         if user is None:
+            _password_check(password, User(username=username, email=email))
             user = User.objects.create_user(username=username, password=password, email=email)
         membership_grant(tenant=tenant, user=user, roles=roles)
     return user
+
+
+def _password_check(password: str, user: User) -> None:
+    """Django's password validators (AUTH_PASSWORD_VALIDATORS), as every way of making a user runs
+    them: 422 naming `password`."""
+    try:
+        validate_password(password, user)
+    except DjangoValidationError as exc:
+        raise value_error("password", " ".join(exc.messages)) from None
 
 
 # Memberships change only through the three functions below, so that staff status (who may sign in
