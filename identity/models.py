@@ -134,7 +134,10 @@ class ApiKey(models.Model):
     last_used_at = models.DateTimeField(null=True, blank=True)
     usage_count = models.BigIntegerField(default=0)
     created_at = models.DateTimeField(default=timezone.now)
+    # The person accountable for the key: who made it, or the person behind the API key that made it
+    # (an approver may not decide the calls of keys that are theirs this way either).
     created_by = models.ForeignKey(User, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    created_by_actor = models.JSONField(default=dict, blank=True)  # who made it, person or machine
     updated_at = models.DateTimeField(null=True, blank=True)
     updated_by = models.ForeignKey(User, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     # Rotation: during a grace period the previous key still authenticates until `previous_valid_until`.

@@ -20,6 +20,7 @@ from core.api.ratelimit import Bucket, rate_limit_hit
 from core.audit import audit_record
 from core.console import EVERY_CONSOLE_ROLE
 from core.models import Role, Tenant
+from core.people import person
 from identity.keys import api_key_display_prefix, api_key_generate, api_key_hash
 from identity.models import ApiKey, Membership, RefreshFamily, User
 
@@ -269,6 +270,7 @@ def api_key_create(
 ) -> tuple[ApiKey, str]:
     """Create a key; the raw key is returned here once and stored only as a keyed hash."""
     raw = api_key_generate(environment)
+    fields["created_by_actor"] = person(actor)
     with transaction.atomic():
         key = _api_key_insert(tenant, name, scopes, tool_patterns, environment, raw, created_by, fields)
         audit_record(

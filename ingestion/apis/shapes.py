@@ -108,12 +108,12 @@ class SitelibUploadInput(serializers.Serializer):
         ref_name = "SitelibUploadInput"
 
 
-class SitelibIngestInput(serializers.Serializer):
+class IngestInput(serializers.Serializer):
     sync_configuration_id = SyncConfigurationIdField()
     incremental = StrictBooleanField(required=False, default=True)
 
     class Meta:
-        ref_name = "SitelibIngestInput"
+        ref_name = "IngestInput"
 
     def validate_sync_configuration_id(self, value):
         if value is None:
