@@ -20,22 +20,17 @@ import uuid
 from datetime import UTC, datetime
 from ssl import SSLError
 
-from django.conf import settings
 from gunicorn import util
 from gunicorn.http import errors
 from gunicorn.workers.gthread import ThreadWorker
 from gunicorn.workers.sync import SyncWorker
 
+from core.gencache import cache_is_process_local
+
 # Settings read by gunicorn (every lowercase name below that gunicorn knows).
 wsgi_app = "config.wsgi:application"
 bind = f"127.0.0.1:{os.environ.get('PORT', '8000')}"
 limit_request_line = 8190  # gunicorn's maximum; 0 would mean no limit at all
-
-
-def cache_is_process_local() -> bool:
-    """True when the default cache lives in each process's memory (the embedded default)."""
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
-    return settings.CACHES["default"]["BACKEND"] == "django.core.cache.backends.locmem.LocMemCache"
 
 
 def _positive(name: str, default: int) -> int:
@@ -45,6 +40,7 @@ def _positive(name: str, default: int) -> int:
     return value
 
 
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 threads = _positive("WEB_THREADS", 4)
 workers = 1 if cache_is_process_local() else _positive("WEB_WORKERS", 2)
 

@@ -6,6 +6,7 @@ embedded default (SQLite, a local-memory cache, a filesystem broker under var/) 
 
 from __future__ import annotations
 
+import ipaddress
 import secrets
 from datetime import timedelta
 from pathlib import Path
@@ -294,6 +295,13 @@ CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
 
 # Outbound calls (DESIGN section 11) and vendor endpoints.
 OUTBOUND_ALLOW_PRIVATE_NETWORKS = env.bool("OUTBOUND_ALLOW_PRIVATE_NETWORKS", default=False)
+# Loopback or private networks that outbound calls may reach (CIDRs, e.g. 10.20.0.0/16); cloud metadata
+# addresses are refused whatever these say (docs/security.md).
+OUTBOUND_ALLOWED_NETWORKS = env.list("OUTBOUND_ALLOWED_NETWORKS", default=[])
+try:
+    [ipaddress.ip_network(network, strict=False) for network in OUTBOUND_ALLOWED_NETWORKS]
+except ValueError as exc:
+    raise ImproperlyConfigured(f"OUTBOUND_ALLOWED_NETWORKS: {exc}") from None
 OUTBOUND_CA_BUNDLE = env("OUTBOUND_CA_BUNDLE", default=None)
 # Identity realms (DESIGN section 17): clock leeway for exp/nbf/iat, how long an issuer's keys are
 # cached, and how often an unknown `kid` may make a realm's keys be read again.

@@ -25,9 +25,14 @@ class Access:
             if self.users and (self.role is None or self.role in ctx.roles or SUPER_ADMIN in ctx.roles):
                 return
             raise Forbidden(f"This operation needs the {self.role or 'machine'} role.")
-        if self.machines and (self.scope is None or principal.has_scope(self.scope)):
+        if not self.machines:
+            raise Forbidden(
+                "Only a person may do this: sign in as a user with the "
+                f"{self.role} role; an API key, OAuth client or service account cannot."
+            )
+        if self.scope is None or principal.has_scope(self.scope):
             return
-        raise Forbidden(f"This credential lacks the {self.scope or 'user'} scope.")
+        raise Forbidden(f"This credential lacks the {self.scope} scope.")
 
 
 @dataclass(frozen=True)

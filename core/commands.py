@@ -7,8 +7,19 @@ import json
 
 from django.core.management.base import CommandError
 
+from core.api.errors import ApiError
 from core.api.ids import prefixed_uuid
 from core.models import Tenant
+
+
+def command_message(exc: ApiError) -> str:
+    """An API error as a command says it: the API's own messages, each after the field it names."""
+    details = exc.details if isinstance(exc.details, dict) else {}
+    if not details:
+        return exc.message
+    return "; ".join(
+        f"{field}: {message}" if field != "body" else str(message) for field, message in details.items()
+    )
 
 
 def command_tenant(raw: str) -> Tenant:

@@ -12,6 +12,9 @@ What keeps an entry correct:
   before the commit and stored under the first bump's generation.
 - The generation is read *before* the database, so an entry is never newer than its generation.
 - If the cache is down, lookups go to the database (the cache is an accelerator, never a control).
+- If the cache lives in each process's memory (the embedded default, without Redis), lookups go to
+  the database too: a write made by another process (a worker's job, a command) could not move this
+  process's generation on, so nothing is cached where generations cannot be shared.
 
 A cache may be scoped (a tenant, say): a lookup then checks its scope's generation beside the
 cache's own, a write that knows its scope moves only that one on, and a write that does not (a bulk
@@ -27,10 +30,16 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
+from django.conf import settings
 from django.core.cache import cache
 from django.db import models, transaction
 
 from core.cachedown import cache_down
+
+
+def cache_is_process_local() -> bool:
+    """True when the default cache lives in each process's memory (the embedded default)."""
+    return settings.CACHES["default"]["BACKEND"] == "django.core.cache.backends.locmem.LocMemCache"
 
 
 class GenerationCache:
@@ -43,6 +52,8 @@ class GenerationCache:
     def lookup(self, key: str, load: Callable[[], object], *, scope: str | None = None):
         """The row cached under `key` when its generations are current, else `load()` (the
         database), cached for the next request when found."""
+        if cache_is_process_local():
+            return load()
         counters = self.counters + ([self._scoped(scope)] if scope else [])
         entry_key = f"{self.name}:{key}"
         try:

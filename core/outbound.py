@@ -30,7 +30,6 @@ import time
 from collections import OrderedDict
 from functools import cache
 from pathlib import Path
-from urllib.parse import urlsplit
 
 import certifi
 import requests
@@ -38,7 +37,8 @@ from django.conf import settings
 from requests.adapters import HTTPAdapter
 from urllib3.connection import HTTPConnection, HTTPSConnection
 from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
-from urllib3.util import Timeout, create_urllib3_context
+from urllib3.exceptions import LocationParseError
+from urllib3.util import Timeout, Url, create_urllib3_context, parse_url
 
 from core.api.errors import RequestInvalid, value_error
 
@@ -66,11 +66,45 @@ class OutboundRefused(Exception):
         self.reason = reason
 
 
-def _private_allowed() -> bool:
-    return settings.OUTBOUND_ALLOW_PRIVATE_NETWORKS
+# Cloud metadata services and the link-local ranges they sit in: refused under every setting, so no
+# switch can hand an instance's credentials to a caller (169.254.169.254 serves AWS, Azure and Google
+# Cloud; 169.254.170.2 container credentials; fd00:ec2::254 AWS over IPv6; 100.100.100.200 Alibaba).
+METADATA_NETWORKS = tuple(
+    ipaddress.ip_network(network)
+    for network in ("169.254.0.0/16", "fe80::/10", "fd00:ec2::254/128", "100.100.100.200/32")
+)
 
 
-def address_is_public(address: str) -> bool:
+def url_parts(url: str) -> Url:
+    """The one reading of a URL, urllib3's (the one the client connects with), and the one rule every
+    URL field of the service follows, when it is stored and when it is called: http or https, a
+    host, no credentials in it (they belong in the vault), no control characters and no backslash
+    (which other readers take for a path or for the end of a user name)."""
+    if not isinstance(url, str) or "\\" in url or not url.isprintable():
+        raise OutboundRefused("The URL may not hold control characters or backslashes.")
+    if not url[:8].lower().startswith(("http://", "https://")):
+        raise OutboundRefused("Only http and https URLs are allowed.")
+    try:
+        parts = parse_url(url)
+    except LocationParseError as exc:
+        raise OutboundRefused("The URL is malformed.") from exc
+    if parts.scheme not in ("http", "https"):
+        raise OutboundRefused("Only http and https URLs are allowed.")
+    if not parts.host:
+        raise OutboundRefused("The URL has no host.")
+    if parts.auth:
+        raise OutboundRefused("The URL may not carry a user name or password: keep them in the vault.")
+    return parts
+
+
+def _networks_allowed() -> tuple:
+    return tuple(ipaddress.ip_network(n, strict=False) for n in settings.OUTBOUND_ALLOWED_NETWORKS)
+
+
+def address_refusal(address: str) -> str | None:
+    """Why an address may not be called (None: it may). Public addresses may; cloud metadata and
+    link-local ones never; loopback and private ones only inside `OUTBOUND_ALLOWED_NETWORKS`, or all
+    of them with `OUTBOUND_ALLOW_PRIVATE_NETWORKS`."""
     ip = ipaddress.ip_address(address.split("%", 1)[0])
     if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
         ip = ip.ipv4_mapped
@@ -79,35 +113,34 @@ def address_is_public(address: str) -> bool:
     if isinstance(ip, ipaddress.IPv6Address) and ip in _NAT64:
         # The well-known NAT64 prefix embeds an IPv4 address that a NAT64 gateway would reach.
         ip = ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF)
-    return ip.is_global and not ip.is_multicast and not ip.is_reserved
+    if any(ip in network for network in METADATA_NETWORKS):
+        return "The URL points to a cloud metadata or link-local address."
+    if ip.is_global and not ip.is_multicast and not ip.is_reserved:
+        return None
+    if any(ip.version == network.version and ip in network for network in _networks_allowed()):
+        return None
+    if settings.OUTBOUND_ALLOW_PRIVATE_NETWORKS and (ip.is_private or ip.is_loopback):
+        return None
+    return "The URL points to a private, loopback or reserved address."
 
 
 def guard_url(url: str, *, unresolvable_ok: bool = False) -> None:
     """Raise OutboundRefused unless `url` may be called. With `unresolvable_ok`, a host name that
     does not resolve (yet) passes: used when a URL is stored for later, not called now."""
-    try:
-        parts = urlsplit(url)
-        port = parts.port
-    except ValueError as exc:
-        raise OutboundRefused("The URL is malformed.") from exc
-    if parts.scheme not in ("http", "https"):
-        raise OutboundRefused("Only http and https URLs are allowed.")
-    host = parts.hostname
-    if not host:
-        raise OutboundRefused("The URL has no host.")
-    if _private_allowed():
-        return
+    parts = url_parts(url)
+    host = parts.host.strip("[]")
     try:
         infos = socket.getaddrinfo(
-            host, port or (443 if parts.scheme == "https" else 80), type=socket.SOCK_STREAM
+            host, parts.port or (443 if parts.scheme == "https" else 80), type=socket.SOCK_STREAM
         )
     except (socket.gaierror, UnicodeError) as exc:
         if unresolvable_ok and not _looks_numeric(host):
             return
         raise OutboundRefused("The URL's host does not resolve.") from exc
     for info in infos:
-        if not address_is_public(info[4][0]):
-            raise OutboundRefused("The URL points to a private, loopback, link-local or reserved address.")
+        refusal = address_refusal(info[4][0])
+        if refusal:
+            raise OutboundRefused(refusal)
 
 
 def refusal_error(field: str | tuple, refusal: OutboundRefused) -> RequestInvalid:
@@ -139,12 +172,11 @@ class _PeerCheck:
 
     def connect(self):
         super().connect()
-        if _private_allowed():
-            return
         peer = self.sock.getpeername()[0] if self.sock is not None else None
-        if peer is None or not address_is_public(peer):
+        refusal = "The connection reached no address." if peer is None else address_refusal(peer)
+        if refusal:
             self.sock.close()
-            raise OutboundRefused("The connection reached a private, loopback or reserved address.")
+            raise OutboundRefused(refusal)
 
     def getresponse(self):
         response = super().getresponse()
@@ -387,5 +419,8 @@ def _combined_bundle(extra: str) -> str:
 
 def _safe(url: str) -> str:
     """A URL for a log line: scheme, host and path only (no credentials, no query)."""
-    parts = urlsplit(url)
-    return f"{parts.scheme}://{parts.hostname}{parts.path}"
+    try:
+        parts = parse_url(url)
+    except LocationParseError:
+        return "<a malformed URL>"
+    return f"{parts.scheme}://{parts.host}{parts.path or ''}"

@@ -111,11 +111,12 @@ class JwtAuthentication(JWTAuthentication):
     """simplejwt, but only for tokens shaped like a JWT, with one flat 401 message."""
 
     def authenticate(self, request):
+        # The scheme in any case (RFC 7235), as bearer_token reads it and simplejwt's own reading does not.
         token = bearer_token(request)
         if token is None or token.count(".") != 2:
             return None
         try:
-            user, _validated = super().authenticate(request)
+            user = self.get_user(self.get_validated_token(token.encode()))
         except (InvalidToken, TokenError) as exc:
             raise NotAuthenticated(
                 "Invalid or expired token.", headers={"WWW-Authenticate": BEARER_CHALLENGE}

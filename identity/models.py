@@ -38,6 +38,22 @@ class User(AbstractUser):
         return self.get_full_name() or self.username
 
 
+class RefreshFamily(models.Model):
+    """The refresh tokens of one sign-in (`POST /api/v1/auth/token`): each refresh answers a new
+    refresh token and only the newest (`current_jti`) is good. Presenting an older one means it was
+    copied, so the whole family is revoked (`revoked_at`): neither copy refreshes again."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    user = models.ForeignKey(User, on_delete=models.CASCADE, related_name="+")
+    current_jti = models.CharField(max_length=64)
+    created_at = models.DateTimeField(default=timezone.now)
+    refreshed_at = models.DateTimeField(default=timezone.now)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    def __str__(self) -> str:
+        return f"{self.user} since {self.created_at:%Y-%m-%d %H:%M}"
+
+
 class Membership(models.Model):
     user = models.ForeignKey(User, on_delete=models.CASCADE, related_name="memberships")
     tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="memberships")
@@ -118,7 +134,10 @@ class ApiKey(models.Model):
     last_used_at = models.DateTimeField(null=True, blank=True)
     usage_count = models.BigIntegerField(default=0)
     created_at = models.DateTimeField(default=timezone.now)
+    # The person accountable for the key: who made it, or the person behind the API key that made it
+    # (an approver may not decide the calls of keys that are theirs this way either).
     created_by = models.ForeignKey(User, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    created_by_actor = models.JSONField(default=dict, blank=True)  # who made it, person or machine
     updated_at = models.DateTimeField(null=True, blank=True)
     updated_by = models.ForeignKey(User, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     # Rotation: during a grace period the previous key still authenticates until `previous_valid_until`.

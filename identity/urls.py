@@ -1,7 +1,7 @@
-from django.contrib.auth.views import LoginView
 from django.urls import path
 from rest_framework.routers import SimpleRouter
 
+from identity import signin
 from identity.apis import api_keys, auth, oauth, oauth_provider, realms
 
 # The documented paths have no trailing slash and take any id text (the views answer 400 for a bad one).
@@ -26,5 +26,5 @@ urlpatterns = [
     path("oauth/revoke", oauth_provider.OAuthRevokeApi.as_view(), name="oauth-revoke"),
     path("oauth/introspect", oauth_provider.OAuthIntrospectApi.as_view(), name="oauth-introspect"),
     path("oauth/authorize", oauth_provider.OAuthAuthorizeView.as_view(), name="oauth-authorize"),
-    path("oauth/login", LoginView.as_view(template_name="oauth/login.html"), name="oauth-login"),
+    path("oauth/login", signin.oauth_sign_in, name="oauth-login"),
 ]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import uuid
 from datetime import datetime
 
-from core.api.errors import ResourceNotFound
+from core.api.errors import ResourceNotFound, value_error
 from core.models import Tenant
 from ingestion.models import SyncConfiguration, SyncRun
 from ingestion.records import FailedFilePage, content_types_for
@@ -40,16 +40,25 @@ def failed_file_list(
 
 
 def sync_configuration_get(
-    *, tenant: Tenant, configuration_id: uuid.UUID | None, platform: str | None = None
+    *,
+    tenant: Tenant,
+    configuration_id: uuid.UUID | None,
+    platform: str | None = None,
+    field: tuple = ("sync_configuration_id",),
 ) -> SyncConfiguration:
-    """One of the tenant's configurations (of the platform, when given); another tenant's, and an id
-    that could not be read (None), are "not found" too."""
+    """One of the tenant's configurations; another tenant's, and an id that could not be read
+    (None), are "not found" too. With `platform`, one of another platform is a 422 on `field` that
+    names the endpoint that runs it."""
     rows = SyncConfiguration.objects.for_tenant(tenant).filter(id=configuration_id)
-    if platform:
-        rows = rows.filter(platform=platform)
     found = rows.first() if configuration_id is not None else None
     if found is None:
         raise ResourceNotFound("Sync configuration not found.")
+    if platform and found.platform != platform:
+        raise value_error(
+            field,
+            f"This configuration reads {found.platform}, not {platform}: "
+            f"run it with POST /v2/{found.platform}/ingest.",
+        )
     found.tenant = tenant
     return found
 

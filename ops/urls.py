@@ -2,6 +2,7 @@ from django.contrib import admin
 from django.urls import path
 from rest_framework.routers import SimpleRouter
 
+from identity.signin import console_sign_in
 from ops.apis import admin as admin_apis
 from ops.apis import health
 
@@ -16,6 +17,7 @@ urlpatterns = [
     path("api/v1/admin/audit-logs", admin_apis.AuditLogListApi.as_view(), name="admin-audit-logs"),
     path("api/v1/admin/jobs/trigger", admin_apis.JobTriggerApi.as_view(), name="admin-jobs-trigger"),
     path("api/v1/admin/jobs/<str:job_name>/stats", admin_apis.JobStatsApi.as_view(), name="admin-job-stats"),
-    # The operators' console (Django's admin site, set up in ops.admin).
+    # The operators' console (Django's admin site, set up in ops.admin), its sign-in counted.
+    path("admin/login/", console_sign_in, name="console-sign-in"),
     path("admin/", admin.site.urls),
 ]

@@ -251,3 +251,19 @@ def oidc(oidc_server, settings):
 def private_ok(settings):
     """The loopback fakes are private addresses: let the outbound guard's address rule pass them."""
     settings.OUTBOUND_ALLOW_PRIVATE_NETWORKS = True
+
+
+@pytest.fixture
+def shared_cache(settings, tmp_path):
+    """A cache every process shares, as Redis is in production: on the embedded default (a cache in
+    each process's memory, where the row caches stay off) a file-based one, so that what the row
+    caches do can be seen on both runs."""
+    from core.gencache import cache_is_process_local
+
+    if cache_is_process_local():
+        settings.CACHES = {
+            "default": {
+                "BACKEND": "django.core.cache.backends.filebased.FileBasedCache",
+                "LOCATION": str(tmp_path),
+            }
+        }

@@ -63,3 +63,19 @@ def test_every_tag_has_a_description_and_operations(schema):
     for tag in schema["tags"]:
         assert tag.get("description"), tag
         assert tag["name"] in used, f"tag {tag['name']} has no operation: an empty section"
+
+
+def test_the_docs_speak_to_clients_not_to_the_code(schema):
+    """No operation or answer describes itself with a source file or an internal note."""
+    texts = []
+    for path, operations in schema["paths"].items():
+        for method, operation in operations.items():
+            texts.append((f"{method} {path}", operation.get("description", "")))
+            texts += [
+                (f"{method} {path} {code}", r.get("description", ""))
+                for code, r in operation["responses"].items()
+            ]
+    leaks = [
+        (where, text) for where, text in texts if re.search(r"\w\.py\b|Listed on purpose|docstring", text)
+    ]
+    assert leaks == []

@@ -7,6 +7,7 @@ import logging
 from core.audit import system_actor
 from core.jobs import job_implementation
 from core.models import JobRun
+from toolhub.errors import ConnectionNotFound
 from toolhub.models import Connection
 from toolhub.services.cleanup import toolhub_cleanup
 from toolhub.services.connections import connection_health_record, connection_test
@@ -33,6 +34,8 @@ def connection_health(run: JobRun) -> int:
             connection_test(
                 tenant=connection.tenant, connection=connection, actor=actor, request_id=f"job-{run.id}"
             )
+        except ConnectionNotFound:  # deleted while the job ran
+            continue
         except Exception:  # one broken connection must not stop the others' checks
             logger.exception("Health check of connection %s failed", connection.public_id)
             connection_health_record(connection=connection, error="The check failed unexpectedly.")

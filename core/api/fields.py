@@ -5,7 +5,10 @@ value error or an accepted value."""
 from __future__ import annotations
 
 from django.core.validators import RegexValidator
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
+
+from core.outbound import OutboundRefused, url_parts
 
 
 class _StringOnly:
@@ -24,8 +27,25 @@ class StrictCharField(_StringOnly, serializers.CharField):
     pass
 
 
-class StrictURLField(_StringOnly, serializers.URLField):
-    pass
+@extend_schema_field({"type": "string", "pattern": "^([Hh][Tt][Tt][Pp][Ss]?://[^\\s\\\\]+)?$"})
+class UrlField(_StringOnly, serializers.CharField):
+    """An http(s) URL, read and checked by the one rule of every URL field (`core.outbound.url_parts`,
+    the reading the outbound client connects with); the /v2 types are pydantic's."""
+
+    def __init__(self, **kwargs):
+        kwargs.setdefault("max_length", 2048)
+        super().__init__(**kwargs)
+
+    def to_internal_value(self, data):
+        value = super().to_internal_value(data)
+        try:
+            url_parts(value)
+        except OutboundRefused as refusal:
+            kind = "scheme" if "http and https" in refusal.reason else "host"
+            raise serializers.ValidationError(
+                f"Invalid URL format: {refusal.reason}", code=f"value_error.url.{kind}"
+            ) from None
+        return value
 
 
 class StrictChoiceField(_StringOnly, serializers.ChoiceField):

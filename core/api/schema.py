@@ -119,7 +119,7 @@ _DESCRIPTIONS = {
     "413": "Request body too large.",
     "414": (
         "Request line over 8190 bytes: refused by the web server before the path is read, so in the "
-        "/api/v1 error envelope (code URI_TOO_LONG) whatever the path (config/gunicorn.py)."
+        "/api/v1 error envelope (code URI_TOO_LONG) whatever the path."
     ),
     "415": "Unsupported content type.",
     "422": "A value failed validation.",

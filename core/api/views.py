@@ -116,8 +116,9 @@ class TenantViewSet(ViewSet, TenantAPIView):
         return envelope({name: [shape(item) for item in items], "pagination": pagination})
 
 
+# No authentication: health checks and the token endpoints, listed on purpose in
+# tests/test_every_api_view_is_scoped.py. (A comment: drf-spectacular would show a docstring as the
+# description of every operation of its subclasses.)
 class PublicAPIView(APIView):
-    """No authentication: health checks and the token endpoints. Listed on purpose."""
-
     authentication_classes: list = []
     permission_classes = [AllowAny]

@@ -89,7 +89,7 @@ def key_record(key: ApiKey) -> dict:
         "lastUsedAt": iso_ms(key.last_used_at),
         "usageCount": key.usage_count,
         "createdAt": iso_ms(key.created_at),
-        "createdBy": user_person(key.created_by),
+        "createdBy": person(key.created_by_actor) or user_person(key.created_by),
         "updatedAt": iso_ms(key.updated_at),
         "updatedBy": user_person(key.updated_by),
         "tenant": tenant_ref(key.tenant),
@@ -272,6 +272,15 @@ def _user(request):
     return principal.obj if principal is not None and principal.is_user else None
 
 
+def _accountable(request):
+    """The person accountable for a key made by this request: the user, or the one behind the API
+    key that makes it."""
+    principal = request.auth
+    if principal is not None and principal.kind == "api_key":
+        return principal.obj.created_by
+    return _user(request)
+
+
 @extend_schema(tags=["api-keys"])
 class ApiKeyViewSet(TenantViewSet):
     # /api/v1/api-keys: list and create; /api/v1/api-keys/{keyId}: get, revoke, rotate, validate.
@@ -345,7 +354,7 @@ class ApiKeyViewSet(TenantViewSet):
             tenant=self.tenant,
             spec=spec,
             actor=actor_of(request),
-            user=_user(request),
+            user=_accountable(request),
             request_id=request.request_id,
         )
         body = key_record(key)

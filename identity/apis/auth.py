@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-from django.conf import settings
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers
 
 from core.api.envelopes import envelope
-from core.api.ratelimit import Bucket, rate_limit_hit
 from core.api.schema import v1_envelope
 from core.api.validation import validated
 from core.api.views import PublicAPIView
 from core.audit import client_ip
 from core.tenancy import tenant_id_hint
-from identity.services.users import auth_login, auth_refresh
+from identity.services.users import auth_login, auth_refresh, sign_in_rate_limit
 
 TokenPair = inline_serializer(
     name="TokenPair",
@@ -24,12 +22,6 @@ TokenPair = inline_serializer(
         "expiresIn": serializers.IntegerField(),
     },
 )
-
-
-def login_rate_limit(request, who: str) -> None:
-    """The sign-in buckets: per address and per username (or "refresh")."""
-    rate = settings.RATE_LIMIT_LOGIN
-    rate_limit_hit([Bucket("login-ip", client_ip(request) or "-", rate), Bucket("login", who, rate)])
 
 
 class AuthTokenApi(PublicAPIView):
@@ -50,7 +42,7 @@ class AuthTokenApi(PublicAPIView):
     )
     def post(self, request):
         data = validated(self.InputSerializer, request.data)
-        login_rate_limit(request, data["username"])
+        sign_in_rate_limit(ip_address=client_ip(request), username=data["username"])
         tokens = auth_login(
             username=data["username"],
             password=data["password"],
@@ -78,5 +70,8 @@ class AuthTokenRefreshApi(PublicAPIView):
     )
     def post(self, request):
         data = validated(self.InputSerializer, request.data)
-        login_rate_limit(request, "refresh")
-        return envelope(auth_refresh(refresh=data["refresh"]), message="Token refreshed.")
+        sign_in_rate_limit(ip_address=client_ip(request), username="refresh")
+        tokens = auth_refresh(
+            refresh=data["refresh"], ip_address=client_ip(request), request_id=request.request_id
+        )
+        return envelope(tokens, message="Token refreshed.")

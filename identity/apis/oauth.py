@@ -250,6 +250,8 @@ class OAuthClientViewSet(TenantViewSet):
             "clientSecret": secret,
             "tenant": tenant_ref(self.tenant),
         }
+        if secret is None:  # a public client authenticates with PKCE alone
+            return envelope(body, message="OAuth client created. It is public: it has no secret.")
         return envelope(body, message="OAuth client created. Store the secret now: it is not shown again.")
 
     @extend_schema(

@@ -296,8 +296,11 @@ def _first_problem(key: ApiKey, client_ip, scope, ip_allowed) -> tuple[str | Non
         return "TENANT_INACTIVE", "The key's tenant is not active."
     if not ip_allowed(client_ip, key.ip_whitelist):
         return "IP_NOT_ALLOWED", "The client address is not in the key's allow-list."
-    if unknown_scopes(key.scopes) or (scope and not _grants(key, scope)):
-        return "SCOPE_INVALID", "The key does not carry the requested scope."
+    unknown = unknown_scopes(key.scopes)
+    if unknown:
+        return "SCOPE_INVALID", f"The key carries scopes this service does not know: {', '.join(unknown)}."
+    if scope and not _grants(key, scope):
+        return "SCOPE_INVALID", f"The key does not carry the requested scope {scope}."
     if minute_count(key) >= per_minute_limit():
         return "RATE_LIMIT_EXCEEDED", "The key has used its requests for this minute."
     return None, "The API key is valid."

@@ -12,6 +12,7 @@ from rest_framework import serializers
 
 from core.access import KNOWLEDGE_VIEW, KNOWLEDGE_WRITE
 from core.api.envelopes import v2_response
+from core.api.fields import StrictBooleanField, StrictCharField, StrictChoiceField, StrictIntegerField
 from core.api.ids import prefixed_uuid
 from core.api.schema import V2DetailSerializer, V2ValidationErrorSerializer, v2_envelope
 from core.api.timestamps import iso_ms
@@ -29,36 +30,34 @@ from ingestion.services.configurations import (
 
 
 class SyncConfigurationOutput(serializers.Serializer):
-    sync_configuration_id = serializers.CharField()
-    platform_type = serializers.ChoiceField(choices=Platform.values)
-    name = serializers.CharField()
-    platform_domain = serializers.CharField()
-    integration_id = serializers.CharField(help_text="The vault credential its runs use (no secret here).")
+    sync_configuration_id = StrictCharField()
+    platform_type = StrictChoiceField(choices=Platform.values)
+    name = StrictCharField()
+    platform_domain = StrictCharField()
+    integration_id = StrictCharField(help_text="The vault credential its runs use (no secret here).")
     scope = serializers.DictField()
     content_restriction = serializers.DictField()
-    use_ocr = serializers.BooleanField()
-    processor_mode = serializers.CharField()
-    interval_minutes = serializers.IntegerField(allow_null=True)
-    enabled = serializers.BooleanField()
-    last_sync = serializers.CharField(allow_null=True)
-    created_at = serializers.CharField()
+    use_ocr = StrictBooleanField()
+    processor_mode = StrictCharField()
+    interval_minutes = StrictIntegerField(allow_null=True)
+    enabled = StrictBooleanField()
+    last_sync = StrictCharField(allow_null=True)
+    created_at = StrictCharField()
 
     class Meta:
         ref_name = "SyncConfiguration"
 
 
 class SyncConfigurationChangeInput(serializers.Serializer):
-    name = serializers.CharField(max_length=255, required=False)
-    interval_minutes = serializers.IntegerField(
+    name = StrictCharField(max_length=255, required=False)
+    interval_minutes = StrictIntegerField(
         min_value=5,
         max_value=60 * 24 * 31,
         allow_null=True,
         required=False,
         help_text="Run every this many minutes (5 minutes to 31 days); null: on request only.",
     )
-    enabled = serializers.BooleanField(
-        required=False, help_text="false is Stop Sync; true resumes the schedule."
-    )
+    enabled = StrictBooleanField(required=False, help_text="false is Stop Sync; true resumes the schedule.")
 
     class Meta:
         ref_name = "SyncConfigurationChange"
@@ -107,7 +106,7 @@ class SyncConfigurationListApi(TenantAPIView):
                     name="SyncConfigurations",
                     fields={
                         "configurations": SyncConfigurationOutput(many=True),
-                        "total": serializers.IntegerField(),
+                        "total": StrictIntegerField(),
                     },
                 ),
             ),
@@ -175,11 +174,11 @@ class SyncConfigurationApi(TenantAPIView):
                 inline_serializer(
                     name="SyncConfigurationDeleted",
                     fields={
-                        "sync_configuration_id": serializers.CharField(),
-                        "documents_deleted": serializers.IntegerField(),
-                        "vectors_removed": serializers.IntegerField(),
-                        "failed_files_removed": serializers.IntegerField(),
-                        "credential_deleted": serializers.BooleanField(
+                        "sync_configuration_id": StrictCharField(),
+                        "documents_deleted": StrictIntegerField(),
+                        "vectors_removed": StrictIntegerField(),
+                        "failed_files_removed": StrictIntegerField(),
+                        "credential_deleted": StrictBooleanField(
                             help_text="The vault credential the upload kept for it."
                         ),
                     },

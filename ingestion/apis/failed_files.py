@@ -7,6 +7,7 @@ from rest_framework import serializers
 
 from core.access import KNOWLEDGE_READ
 from core.api.envelopes import v2_response
+from core.api.fields import StrictCharField, StrictChoiceField, StrictIntegerField
 from core.api.schema import V2DetailSerializer, v2_envelope
 from core.api.timestamps import iso_ms
 from core.api.validation import validated
@@ -22,20 +23,20 @@ MAX_LIMIT = 100
 
 class FailedFilesListInput(serializers.Serializer):
     vectordb_config = VectordbConfigSerializer()
-    platform_type = serializers.ChoiceField(choices=PLATFORM_TYPES)
+    platform_type = StrictChoiceField(choices=PLATFORM_TYPES)
 
     class Meta:
         ref_name = "FailedFilesListInput"
 
 
 class FailedFileOutput(serializers.Serializer):
-    file_id = serializers.CharField()
-    file_name = serializers.CharField()
-    source_url = serializers.CharField()
-    error_type = serializers.CharField()
-    error_message = serializers.CharField()
-    failed_at = serializers.CharField(help_text="ISO 8601 UTC with milliseconds.")
-    retry_count = serializers.IntegerField(help_text="Ingestion attempts of the file so far.")
+    file_id = StrictCharField()
+    file_name = StrictCharField()
+    source_url = StrictCharField()
+    error_type = StrictCharField()
+    error_message = StrictCharField()
+    failed_at = StrictCharField(help_text="ISO 8601 UTC with milliseconds.")
+    retry_count = StrictIntegerField(help_text="Ingestion attempts of the file so far.")
 
     class Meta:
         ref_name = "FailedFileRecord"
@@ -43,8 +44,8 @@ class FailedFileOutput(serializers.Serializer):
 
 class FailedFilesData(serializers.Serializer):
     failed_files = FailedFileOutput(many=True)
-    total = serializers.IntegerField(help_text="All matching records, not only this page.")
-    platform_type = serializers.CharField()
+    total = StrictIntegerField(help_text="All matching records, not only this page.")
+    platform_type = StrictCharField()
 
     class Meta:
         ref_name = "FailedFilesData"

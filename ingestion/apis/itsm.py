@@ -13,8 +13,10 @@ from ingestion.apis.runs import (
     DOCUMENTS_DELETED,
     STARTED_RESPONSES,
     DeleteView,
+    IngestView,
     StatusView,
     UploadView,
+    ingest_schema,
     status_schema,
     sync_fields,
 )
@@ -128,5 +130,13 @@ class ItsmKbDeleteApi(ItsmDeleteApi):
         summary="Delete ingested knowledge articles (alias of /v2/itsmplatform/delete)",
         **DELETE_SCHEMA,
     )
+    def post(self, request):
+        return super().post(request)
+
+
+class ItsmIngestApi(IngestView):
+    platform = Platform.ITSMPLATFORM
+
+    @ingest_schema("itsmplatform_ingest")
     def post(self, request):
         return super().post(request)

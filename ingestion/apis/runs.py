@@ -8,16 +8,17 @@ from rest_framework import serializers
 
 from core.access import KNOWLEDGE_VIEW, KNOWLEDGE_WRITE
 from core.api.envelopes import v2_response
+from core.api.fields import StrictIntegerField
 from core.api.schema import V2DetailSerializer, V2ValidationErrorSerializer, v2_envelope
 from core.api.timestamps import iso_ms
 from core.api.validation import validated
 from core.api.views import TenantAPIView
 from core.audit import actor_of
 from ingestion.apis.params import id_query, int_query, text_query
-from ingestion.apis.shapes import DocumentsDeletedOutput, RunStartedOutput, SyncRunOutput
+from ingestion.apis.shapes import DocumentsDeletedOutput, IngestInput, RunStartedOutput, SyncRunOutput
 from ingestion.models import SYNC_CONFIGURATION_PREFIX, SYNC_RUN_PREFIX, SyncRun
 from ingestion.selectors import sync_run_page
-from ingestion.services.configurations import UploadRequest, upload
+from ingestion.services.configurations import UploadRequest, sync_now, upload
 from ingestion.services.sources import knowledge_documents_delete_where, knowledge_source_delete
 from knowledge.selectors import vectordb_tenant_check
 
@@ -111,7 +112,7 @@ STATUS_RESPONSES = {
     200: v2_envelope(
         "SyncRunsEnvelope",
         inline_serializer(
-            name="SyncRuns", fields={"runs": SyncRunOutput(many=True), "total": serializers.IntegerField()}
+            name="SyncRuns", fields={"runs": SyncRunOutput(many=True), "total": StrictIntegerField()}
         ),
     ),
     422: OpenApiResponse(V2ValidationErrorSerializer, description="A query parameter failed validation."),
@@ -127,6 +128,39 @@ def status_schema(operation_id: str, platform: str):
         tags=["ingestion"],
         description=f"The tenant's {platform} runs, newest first, narrowed by the ids given (an id "
         "that matches nothing gives an empty list).",
+    )
+
+
+# "Sync Now" of a platform's configuration (`POST /v2/<platform>/ingest`): a run of it queued now,
+# incremental unless the body says otherwise; 404 unknown, 422 one of another platform, 409 while a
+# run of it is queued or running. (A comment: drf-spectacular would show a docstring.)
+class IngestView(TenantAPIView):
+    access = KNOWLEDGE_WRITE
+    platform: str
+
+    def post(self, request):
+        data = validated(IngestInput, request.data)
+        run = sync_now(
+            tenant=self.tenant,
+            configuration_id=data["sync_configuration_id"],
+            platform=self.platform,
+            incremental=data["incremental"],
+            actor=actor_of(request),
+            request_id=request.request_id,
+        )
+        return run_started(run)
+
+
+def ingest_schema(operation_id: str):
+    return extend_schema(
+        operation_id=operation_id,
+        summary="Run a sync configuration now",
+        request=IngestInput,
+        responses=STARTED_RESPONSES,
+        tags=["ingestion"],
+        description="Sync Now: queues a run of the configuration (incremental unless `incremental` "
+        "is false). 409 while one of its runs is queued or running; 422 for a configuration of "
+        "another platform (the message names its endpoint).",
     )
 
 

@@ -6,11 +6,17 @@ from __future__ import annotations
 from django.utils.dateparse import parse_datetime
 from rest_framework import serializers
 
+from core.api.fields import (
+    StrictBooleanField,
+    StrictCharField,
+    StrictChoiceField,
+    StrictIntegerField,
+    UrlField,
+)
 from core.api.ids import prefixed_uuid
 from ingestion.models import SYNC_CONFIGURATION_PREFIX, Platform, SyncRun
 from knowledge.apis import (
     ContentRestrictionSerializer,
-    HttpUrlField,
     ItsmInstanceField,
     VectordbConfigSerializer,
 )
@@ -18,7 +24,7 @@ from knowledge.apis import (
 MAX_ITEMS = 500
 
 
-class BlankIsNoneField(serializers.CharField):
+class BlankIsNoneField(StrictCharField):
     """A string field where `""` (which the contract allows) means "not given"."""
 
     def __init__(self, **kwargs):
@@ -58,41 +64,41 @@ class IsoDateTimeField(BlankIsNoneField):
 
 class SyncConfigInput(serializers.Serializer):
     sync_configuration_id = SyncConfigurationIdField(required=False, default=None)
-    incremental = serializers.BooleanField(help_text="true: only items changed since `last_sync`.")
+    incremental = StrictBooleanField(help_text="true: only items changed since `last_sync`.")
     last_sync = IsoDateTimeField(required=False, default=None, help_text="Overrides the stored `last_sync`.")
-    processor_mode = serializers.ChoiceField(choices=["auto", "manual"])
-    use_ocr = serializers.BooleanField()
+    processor_mode = StrictChoiceField(choices=["auto", "manual"])
+    use_ocr = StrictBooleanField()
 
     class Meta:
         ref_name = "SyncConfig"
 
 
 class SyncConfigDeleteInput(SyncConfigInput):
-    use_ocr = serializers.BooleanField(required=False)
+    use_ocr = StrictBooleanField(required=False)
 
     class Meta:
         ref_name = "SyncConfigOfDelete"
 
 
 def _list(child=None, **kwargs) -> serializers.ListField:
-    child = child or serializers.CharField(max_length=2048)
+    child = child or StrictCharField(max_length=2048)
     return serializers.ListField(child=child, required=False, max_length=MAX_ITEMS, **kwargs)
 
 
 class SitelibUploadInput(serializers.Serializer):
-    sitelib_auth = serializers.BooleanField()
-    integrationId = serializers.CharField(  # the contract's spelling
+    sitelib_auth = StrictBooleanField()
+    integrationId = StrictCharField(  # the contract's spelling
         max_length=255,
         required=False,
         help_text="The vault credential holding the app registration; default `sitelib-<platform_domain>`.",
     )
     content_restriction = ContentRestrictionSerializer(required=False)
-    blacklisted = serializers.BooleanField(required=False, default=False)
-    source_restriction = serializers.BooleanField(required=False, default=False)
+    blacklisted = StrictBooleanField(required=False, default=False)
+    source_restriction = StrictBooleanField(required=False, default=False)
     vectordb_config = VectordbConfigSerializer()
     sync_config = SyncConfigInput()
-    job_id = serializers.CharField(max_length=255, required=False, allow_blank=True, default="")
-    site_urls = _list(HttpUrlField())
+    job_id = StrictCharField(max_length=255, required=False, allow_blank=True, default="")
+    site_urls = _list(UrlField())
     sub_sites = _list()
     drives = _list(help_text="Library names or drive ids.")
     folders = _list(help_text="Server-relative folder paths (or names, ids); `*` for every root folder.")
@@ -102,12 +108,12 @@ class SitelibUploadInput(serializers.Serializer):
         ref_name = "SitelibUploadInput"
 
 
-class SitelibIngestInput(serializers.Serializer):
+class IngestInput(serializers.Serializer):
     sync_configuration_id = SyncConfigurationIdField()
-    incremental = serializers.BooleanField(required=False, default=True)
+    incremental = StrictBooleanField(required=False, default=True)
 
     class Meta:
-        ref_name = "SitelibIngestInput"
+        ref_name = "IngestInput"
 
     def validate_sync_configuration_id(self, value):
         if value is None:
@@ -116,43 +122,43 @@ class SitelibIngestInput(serializers.Serializer):
 
 
 class RunStartedOutput(serializers.Serializer):
-    job_id = serializers.CharField()
-    sync_run_id = serializers.CharField()
-    sync_configuration_id = serializers.CharField()
-    status = serializers.CharField()
+    job_id = StrictCharField()
+    sync_run_id = StrictCharField()
+    sync_configuration_id = StrictCharField()
+    status = StrictCharField()
 
     class Meta:
         ref_name = "SyncRunStarted"
 
 
 class SyncRunOutput(serializers.Serializer):
-    sync_run_id = serializers.CharField()
-    sync_configuration_id = serializers.CharField()
-    job_id = serializers.CharField()
-    platform_type = serializers.CharField()
-    kind = serializers.ChoiceField(choices=SyncRun.Kind.values)
-    status = serializers.ChoiceField(choices=SyncRun.Status.values)
-    incremental = serializers.BooleanField()
-    window_start = serializers.CharField(allow_null=True)
-    window_end = serializers.CharField(allow_null=True)
-    discovered = serializers.IntegerField()
-    processed = serializers.IntegerField()
-    succeeded = serializers.IntegerField()
-    skipped = serializers.IntegerField(help_text="Unchanged since the last run, or excluded by a rule.")
-    failed = serializers.IntegerField(help_text="Each has a failed-file record (cloudstore/failed-files).")
-    chunks_written = serializers.IntegerField()
-    vectors_removed = serializers.IntegerField()
-    error = serializers.CharField(help_text="Why the run as a whole failed or stopped; empty otherwise.")
-    queued_at = serializers.CharField()
-    started_at = serializers.CharField(allow_null=True)
-    finished_at = serializers.CharField(allow_null=True)
+    sync_run_id = StrictCharField()
+    sync_configuration_id = StrictCharField()
+    job_id = StrictCharField()
+    platform_type = StrictCharField()
+    kind = StrictChoiceField(choices=SyncRun.Kind.values)
+    status = StrictChoiceField(choices=SyncRun.Status.values)
+    incremental = StrictBooleanField()
+    window_start = StrictCharField(allow_null=True)
+    window_end = StrictCharField(allow_null=True)
+    discovered = StrictIntegerField()
+    processed = StrictIntegerField()
+    succeeded = StrictIntegerField()
+    skipped = StrictIntegerField(help_text="Unchanged since the last run, or excluded by a rule.")
+    failed = StrictIntegerField(help_text="Each has a failed-file record (cloudstore/failed-files).")
+    chunks_written = StrictIntegerField()
+    vectors_removed = StrictIntegerField()
+    error = StrictCharField(help_text="Why the run as a whole failed or stopped; empty otherwise.")
+    queued_at = StrictCharField()
+    started_at = StrictCharField(allow_null=True)
+    finished_at = StrictCharField(allow_null=True)
 
     class Meta:
         ref_name = "SyncRunRecord"
 
 
 class SitelibDeleteInput(serializers.Serializer):
-    source_url = HttpUrlField(
+    source_url = UrlField(
         help_text="A document's URL, or a folder's, drive's or site's: everything under it."
     )
     vectordb_config = VectordbConfigSerializer()
@@ -163,23 +169,23 @@ class SitelibDeleteInput(serializers.Serializer):
 
 
 class SourceDeletedOutput(serializers.Serializer):
-    source_url = serializers.CharField()
-    documents_deleted = serializers.IntegerField()
-    vectors_removed = serializers.IntegerField()
-    deleted_at = serializers.CharField()
+    source_url = StrictCharField()
+    documents_deleted = StrictIntegerField()
+    vectors_removed = StrictIntegerField()
+    deleted_at = StrictCharField()
 
     class Meta:
         ref_name = "SourceDeleted"
 
 
 def _secret(max_length: int = 4096, **kwargs) -> serializers.CharField:
-    return serializers.CharField(max_length=max_length, trim_whitespace=False, **kwargs)
+    return StrictCharField(max_length=max_length, trim_whitespace=False, **kwargs)
 
 
 class WikiAuthorizationInput(serializers.Serializer):
-    instance_url = HttpUrlField(help_text="The wiki's REST API root, e.g. https://<site>/wiki.")
-    web_url_instance = HttpUrlField(help_text="The wiki's web address: documents link under it.")
-    username = serializers.CharField(max_length=255, help_text="User name or e-mail.")
+    instance_url = UrlField(help_text="The wiki's REST API root, e.g. https://<site>/wiki.")
+    web_url_instance = UrlField(help_text="The wiki's web address: documents link under it.")
+    username = StrictCharField(max_length=255, help_text="User name or e-mail.")
     api_token = _secret(help_text="Kept in the vault for the configuration; never shown again.")
 
     class Meta:
@@ -191,17 +197,17 @@ class WikiUploadInput(serializers.Serializer):
     content_restriction = ContentRestrictionSerializer(required=False)
     vectordb_config = VectordbConfigSerializer()
     sync_config = SyncConfigInput()
-    space = serializers.CharField(max_length=255, help_text="One space key (from the space listing).")
-    job_id = serializers.CharField(max_length=255, required=False, allow_blank=True, default="")
+    space = StrictCharField(max_length=255, help_text="One space key (from the space listing).")
+    job_id = StrictCharField(max_length=255, required=False, allow_blank=True, default="")
 
     class Meta:
         ref_name = "WikiUploadInput"
 
 
 class ItsmAuthorizationInput(serializers.Serializer):
-    username = serializers.CharField(max_length=255)
+    username = StrictCharField(max_length=255)
     password = _secret()
-    client_id = serializers.CharField(
+    client_id = StrictCharField(
         max_length=255, allow_blank=True, help_text='The OAuth app; "" (with no secret): HTTP Basic.'
     )
     client_secret = _secret(allow_blank=True)
@@ -237,20 +243,18 @@ class ItsmUploadInput(serializers.Serializer):
         serializers.RegexField(r"^[0-9A-Za-z]{1,64}$", max_length=64), help_text="KB sys_ids; none: every KB."
     )
     article_query_names = _list(
-        serializers.CharField(max_length=80, validators=[_field_name]),
+        StrictCharField(max_length=80, validators=[_field_name]),
         help_text="Article fields to fetch and index besides the title and text.",
     )
-    job_id = serializers.CharField(max_length=255, required=False, allow_blank=True, default="")
+    job_id = StrictCharField(max_length=255, required=False, allow_blank=True, default="")
 
     class Meta:
         ref_name = "ItsmUploadInput"
 
 
 class WikiDeleteInput(serializers.Serializer):
-    source_url = HttpUrlField(
-        required=False, help_text="A page's or attachment's URL, or a prefix of several."
-    )
-    space = serializers.CharField(max_length=255, required=False, help_text="Every document of this space.")
+    source_url = UrlField(required=False, help_text="A page's or attachment's URL, or a prefix of several.")
+    space = StrictCharField(max_length=255, required=False, help_text="Every document of this space.")
     vectordb_config = VectordbConfigSerializer()
     sync_config = SyncConfigDeleteInput(required=False)
 
@@ -262,7 +266,7 @@ class WikiDeleteInput(serializers.Serializer):
 
 
 class ItsmDeleteInput(serializers.Serializer):
-    source_url = HttpUrlField(required=False, help_text="An article's or attachment's URL, or a prefix.")
+    source_url = UrlField(required=False, help_text="An article's or attachment's URL, or a prefix.")
     knowledge_bases = _list(
         serializers.RegexField(r"^[0-9A-Za-z]{1,64}$", max_length=64),
         help_text="Every document of these knowledge bases (sys_ids).",
@@ -287,9 +291,9 @@ def _one_of(attrs: dict, first: str, second: str) -> dict:
 
 
 class DocumentsDeletedOutput(SourceDeletedOutput):
-    source_url = serializers.CharField(allow_null=True)
-    space = serializers.CharField(required=False)
-    knowledge_bases = serializers.ListField(child=serializers.CharField(), required=False)
+    source_url = StrictCharField(allow_null=True)
+    space = StrictCharField(required=False)
+    knowledge_bases = serializers.ListField(child=StrictCharField(), required=False)
 
     class Meta:
         ref_name = "DocumentsDeleted"
@@ -297,9 +301,9 @@ class DocumentsDeletedOutput(SourceDeletedOutput):
 
 class RetryFailedInput(serializers.Serializer):
     vectordb_config = VectordbConfigSerializer()
-    platform_type = serializers.ChoiceField(choices=Platform.values)
+    platform_type = StrictChoiceField(choices=Platform.values)
     file_ids = serializers.ListField(
-        child=serializers.CharField(max_length=1024),
+        child=StrictCharField(max_length=1024),
         required=False,
         allow_empty=False,
         max_length=100,
@@ -311,12 +315,12 @@ class RetryFailedInput(serializers.Serializer):
 
 
 class RetryQueuedOutput(serializers.Serializer):
-    sync_run_id = serializers.CharField(allow_null=True, help_text="The retry run (the first, when several).")
+    sync_run_id = StrictCharField(allow_null=True, help_text="The retry run (the first, when several).")
     sync_run_ids = serializers.ListField(
-        child=serializers.CharField(), help_text="One retry run per configuration whose files are retried."
+        child=StrictCharField(), help_text="One retry run per configuration whose files are retried."
     )
-    queued = serializers.IntegerField(help_text="Files queued for another attempt.")
-    skipped = serializers.IntegerField(
+    queued = StrictIntegerField(help_text="Files queued for another attempt.")
+    skipped = StrictIntegerField(
         help_text="Files not queued: no failure record, no configuration of the tenant recorded it, "
         "or a run of its configuration is already queued or running."
     )

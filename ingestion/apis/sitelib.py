@@ -7,27 +7,24 @@ from drf_spectacular.utils import extend_schema
 
 from core.access import KNOWLEDGE_WRITE
 from core.api.schema import v2_envelope
-from core.api.validation import validated
-from core.api.views import TenantAPIView
-from core.audit import actor_of
 from ingestion.apis.runs import (
     DELETE_RESPONSES,
     STARTED_RESPONSES,
     DeleteView,
+    IngestView,
     StatusView,
     UploadView,
-    run_started,
+    ingest_schema,
     status_schema,
     sync_fields,
 )
 from ingestion.apis.shapes import (
     SitelibDeleteInput,
-    SitelibIngestInput,
     SitelibUploadInput,
     SourceDeletedOutput,
 )
 from ingestion.models import Platform
-from ingestion.services.configurations import SCOPE_FIELDS, UploadRequest, sync_now
+from ingestion.services.configurations import SCOPE_FIELDS, UploadRequest
 
 
 class SitelibUploadApi(UploadView):
@@ -75,29 +72,12 @@ def _name(platform_domain: str, scope: dict | None) -> str:
     return f"sitelib {platform_domain}: {where}"
 
 
-class SitelibIngestApi(TenantAPIView):
-    access = KNOWLEDGE_WRITE
+class SitelibIngestApi(IngestView):
+    platform = Platform.SITELIB
 
-    @extend_schema(
-        operation_id="sitelib_ingest",
-        summary="Run a sync configuration now",
-        request=SitelibIngestInput,
-        responses=STARTED_RESPONSES,
-        tags=["ingestion"],
-        description="Sync Now: queues a run of the configuration (incremental unless `incremental` "
-        "is false). 409 while one of its runs is queued or running.",
-    )
+    @ingest_schema("sitelib_ingest")
     def post(self, request):
-        data = validated(SitelibIngestInput, request.data)
-        run = sync_now(
-            tenant=self.tenant,
-            configuration_id=data["sync_configuration_id"],
-            platform=Platform.SITELIB,
-            incremental=data["incremental"],
-            actor=actor_of(request),
-            request_id=request.request_id,
-        )
-        return run_started(run)
+        return super().post(request)
 
 
 class SitelibStatusApi(StatusView):

@@ -13,8 +13,10 @@ from ingestion.apis.runs import (
     DOCUMENTS_DELETED,
     STARTED_RESPONSES,
     DeleteView,
+    IngestView,
     StatusView,
     UploadView,
+    ingest_schema,
     status_schema,
     sync_fields,
 )
@@ -92,3 +94,11 @@ class WikiDeleteApi(DeleteView):
     )
     def post(self, request):
         return self.remove(request)
+
+
+class WikiIngestApi(IngestView):
+    platform = Platform.WIKISPACE
+
+    @ingest_schema("wikispace_ingest")
+    def post(self, request):
+        return super().post(request)

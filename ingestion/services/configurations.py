@@ -109,7 +109,10 @@ def _configuration_for(
         action = "SYNC_CONFIGURATION_CREATED"
     else:
         configuration = sync_configuration_get(
-            tenant=tenant, configuration_id=upload.sync_configuration_id, platform=upload.platform
+            tenant=tenant,
+            configuration_id=upload.sync_configuration_id,
+            platform=upload.platform,
+            field=("sync_config", "sync_configuration_id"),
         )
         if upload.scope is not None:
             configuration.scope = upload.scope

@@ -3,39 +3,15 @@ the parts of /v2 bodies that several endpoints share, ingestion's included."""
 
 from __future__ import annotations
 
-from urllib.parse import urlsplit
-
 from rest_framework import serializers
 
+from core.api.fields import StrictBooleanField, StrictCharField
 from integrations.itsm import instance_host_valid
 
 MAX_ITEMS = 500
 
 
-class HttpUrlField(serializers.CharField):
-    """An http(s) URL with a host; the v2 type names follow pydantic's AnyHttpUrl."""
-
-    def __init__(self, **kwargs):
-        kwargs.setdefault("max_length", 2048)
-        super().__init__(**kwargs)
-
-    def to_internal_value(self, data):
-        value = super().to_internal_value(data)
-        try:
-            parts = urlsplit(value)
-            parts.port  # noqa: B018 - raises on a malformed port
-        except ValueError as exc:
-            raise serializers.ValidationError(
-                "invalid or missing URL scheme", code="value_error.url"
-            ) from exc
-        if parts.scheme not in ("http", "https"):
-            raise serializers.ValidationError("URL scheme not permitted", code="value_error.url.scheme")
-        if not parts.hostname:
-            raise serializers.ValidationError("URL host invalid", code="value_error.url.host")
-        return value
-
-
-class ItsmInstanceField(serializers.CharField):
+class ItsmInstanceField(StrictCharField):
     """`itsmplatform_domain`: the ITSM instance's host (and port), without scheme; a leading
     `https://` and a trailing `/` are dropped."""
 
@@ -58,7 +34,7 @@ class ItsmInstanceField(serializers.CharField):
 
 def string_list(**kwargs) -> serializers.ListField:
     return serializers.ListField(
-        child=serializers.CharField(max_length=2048),
+        child=StrictCharField(max_length=2048),
         required=False,
         default=list,
         max_length=MAX_ITEMS,
@@ -70,8 +46,8 @@ class VectordbConfigSerializer(serializers.Serializer):
     """`vectordb_config` of every /v2 body that names the tenant's knowledge base: `tenant_id` must
     be the request's tenant (checked by the view, 403 otherwise)."""
 
-    platform_domain = serializers.CharField(max_length=255)
-    tenant_id = serializers.CharField(max_length=255)
+    platform_domain = StrictCharField(max_length=255)
+    tenant_id = StrictCharField(max_length=255)
 
     class Meta:
         ref_name = "VectordbConfig"
@@ -79,8 +55,8 @@ class VectordbConfigSerializer(serializers.Serializer):
 
 class ContentRestrictionSerializer(serializers.Serializer):
     audience = string_list()
-    blacklisted = serializers.BooleanField(required=False, default=False)
-    source_restriction = serializers.BooleanField(required=False, default=False)
+    blacklisted = StrictBooleanField(required=False, default=False)
+    source_restriction = StrictBooleanField(required=False, default=False)
 
     class Meta:
         ref_name = "SitelibContentRestriction"

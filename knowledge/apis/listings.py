@@ -9,6 +9,13 @@ from rest_framework.response import Response
 
 from core.access import KNOWLEDGE_READ
 from core.api.envelopes import v2_response
+from core.api.fields import (
+    StrictBooleanField,
+    StrictCharField,
+    StrictChoiceField,
+    StrictIntegerField,
+    UrlField,
+)
 from core.api.schema import v2_envelope
 from core.api.validation import validated
 from core.api.views import TenantAPIView
@@ -17,7 +24,6 @@ from integrations.sitelib.models import SitelibCredentials, cloud_tid_valid, thu
 from knowledge.apis import (
     MAX_ITEMS,
     ContentRestrictionSerializer,
-    HttpUrlField,
     ItsmInstanceField,
     string_list,
 )
@@ -27,14 +33,14 @@ from knowledge.services import SitelibQuery, itsm_kb_listing, sitelib_listing, w
 
 
 class SitelibAuthorizationSerializer(serializers.Serializer):
-    cloud_tid = serializers.CharField(max_length=255)
-    client_id = serializers.CharField(max_length=255)
-    client_secret = serializers.CharField(max_length=4096, allow_blank=True, trim_whitespace=False)
-    thumbprint = serializers.CharField(max_length=128, required=False, allow_blank=True, default="")
-    key = serializers.CharField(
+    cloud_tid = StrictCharField(max_length=255)
+    client_id = StrictCharField(max_length=255)
+    client_secret = StrictCharField(max_length=4096, allow_blank=True, trim_whitespace=False)
+    thumbprint = StrictCharField(max_length=128, required=False, allow_blank=True, default="")
+    key = StrictCharField(
         max_length=16384, required=False, allow_blank=True, default="", trim_whitespace=False
     )
-    sitelib_auth = serializers.BooleanField(required=False)
+    sitelib_auth = StrictBooleanField(required=False)
 
     class Meta:
         ref_name = "SitelibAuthorization"
@@ -65,16 +71,14 @@ class SitelibAuthorizationSerializer(serializers.Serializer):
 
 class SitelibListingInput(serializers.Serializer):
     authorization = SitelibAuthorizationSerializer()
-    site_urls = serializers.ListField(
-        child=HttpUrlField(), required=False, default=list, max_length=MAX_ITEMS
-    )
+    site_urls = serializers.ListField(child=UrlField(), required=False, default=list, max_length=MAX_ITEMS)
     sub_sites = string_list()
     drives = string_list()
     folders = string_list(help_text="Folder names, ids or server-relative paths; `*` for every root folder.")
     content_restriction = ContentRestrictionSerializer(required=False)
-    blacklisted = serializers.BooleanField(required=False, default=False)
-    source_restriction = serializers.BooleanField(required=False, default=False)
-    sitelib_auth = serializers.BooleanField(required=False)
+    blacklisted = StrictBooleanField(required=False, default=False)
+    source_restriction = StrictBooleanField(required=False, default=False)
+    sitelib_auth = StrictBooleanField(required=False)
 
     class Meta:
         ref_name = "SitelibListingInput"
@@ -95,19 +99,19 @@ class SitelibListingInput(serializers.Serializer):
 DriveOut = inline_serializer(
     name="SitelibDrive",
     fields={
-        "id": serializers.CharField(),
-        "name": serializers.CharField(),
-        "driveType": serializers.CharField(),
+        "id": StrictCharField(),
+        "name": StrictCharField(),
+        "driveType": StrictCharField(),
         "folders": inline_serializer(
             name="SitelibFolder",
             many=True,
             required=False,
             fields={
-                "id": serializers.CharField(),
-                "name": serializers.CharField(),
-                "path": serializers.CharField(),
-                "webUrl": serializers.CharField(),
-                "childCount": serializers.IntegerField(),
+                "id": StrictCharField(),
+                "name": StrictCharField(),
+                "path": StrictCharField(),
+                "webUrl": StrictCharField(),
+                "childCount": StrictIntegerField(),
             },
         ),
     },
@@ -117,9 +121,9 @@ SiteOut = inline_serializer(
     name="SitelibSite",
     many=True,
     fields={
-        "id": serializers.CharField(),
-        "name": serializers.CharField(),
-        "url": serializers.CharField(),
+        "id": StrictCharField(),
+        "name": StrictCharField(),
+        "url": StrictCharField(),
         "drives": DriveOut,
     },
 )
@@ -136,7 +140,7 @@ class SitelibListingApi(TenantAPIView):
             200: v2_envelope(
                 "SitelibListingEnvelope",
                 inline_serializer(
-                    name="SitelibListing", fields={"sites": SiteOut, "total": serializers.IntegerField()}
+                    name="SitelibListing", fields={"sites": SiteOut, "total": StrictIntegerField()}
                 ),
             )
         },
@@ -172,10 +176,10 @@ class SitelibListingApi(TenantAPIView):
 
 
 class WikiSpaceListingInput(serializers.Serializer):
-    instance_url = HttpUrlField(help_text="The wiki's base, e.g. https://<site>/wiki.")
-    web_url_instance = HttpUrlField()
-    username = serializers.CharField(max_length=255)
-    api_token = serializers.CharField(max_length=4096, trim_whitespace=False)
+    instance_url = UrlField(help_text="The wiki's base, e.g. https://<site>/wiki.")
+    web_url_instance = UrlField()
+    username = StrictCharField(max_length=255)
+    api_token = StrictCharField(max_length=4096, trim_whitespace=False)
 
     class Meta:
         ref_name = "WikiSpaceListingInput"
@@ -188,10 +192,10 @@ SpacesOut = inline_serializer(
             name="WikiSpace",
             many=True,
             fields={
-                "key": serializers.CharField(),
-                "name": serializers.CharField(),
-                "type": serializers.ChoiceField(choices=["global", "personal"]),
-                "status": serializers.CharField(),
+                "key": StrictCharField(),
+                "name": StrictCharField(),
+                "type": StrictChoiceField(choices=["global", "personal"]),
+                "status": StrictCharField(),
             },
         )
     },
@@ -221,11 +225,11 @@ class WikiSpaceListingApi(TenantAPIView):
 
 
 class ItsmKbListingInput(serializers.Serializer):
-    username = serializers.CharField(max_length=255)
-    password = serializers.CharField(max_length=4096, trim_whitespace=False)
-    client_id = serializers.CharField(max_length=255)
-    client_secret = serializers.CharField(max_length=4096, trim_whitespace=False)
-    refresh_token = serializers.CharField(max_length=16384, allow_blank=True, trim_whitespace=False)
+    username = StrictCharField(max_length=255)
+    password = StrictCharField(max_length=4096, trim_whitespace=False)
+    client_id = StrictCharField(max_length=255)
+    client_secret = StrictCharField(max_length=4096, trim_whitespace=False)
+    refresh_token = StrictCharField(max_length=16384, allow_blank=True, trim_whitespace=False)
     itsmplatform_domain = ItsmInstanceField()
 
     class Meta:
@@ -239,14 +243,14 @@ KbOut = inline_serializer(
             name="ItsmKnowledgeBase",
             many=True,
             fields={
-                "sys_id": serializers.CharField(),
-                "title": serializers.CharField(),
-                "description": serializers.CharField(),
-                "article_count": serializers.IntegerField(),
-                "active": serializers.BooleanField(),
+                "sys_id": StrictCharField(),
+                "title": StrictCharField(),
+                "description": StrictCharField(),
+                "article_count": StrictIntegerField(),
+                "active": StrictBooleanField(),
             },
         ),
-        "total": serializers.IntegerField(),
+        "total": StrictIntegerField(),
     },
 )
 

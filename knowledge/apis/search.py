@@ -9,7 +9,7 @@ from rest_framework import serializers
 from core.access import KNOWLEDGE_VIEW
 from core.api.envelopes import v2_response
 from core.api.errors import ServiceUnavailable
-from core.api.fields import StrictChoiceField
+from core.api.fields import StrictCharField, StrictChoiceField, StrictIntegerField
 from core.api.schema import V2DetailSerializer, v2_envelope
 from core.api.validation import validated
 from core.api.views import TenantAPIView
@@ -24,18 +24,18 @@ MAX_QUERY = 2000
 
 
 class KnowledgeSearchInput(serializers.Serializer):
-    query = serializers.CharField(max_length=MAX_QUERY, help_text="What to look for, in plain words.")
+    query = StrictCharField(max_length=MAX_QUERY, help_text="What to look for, in plain words.")
     vectordb_config = VectordbConfigSerializer()
-    top_k = serializers.IntegerField(min_value=1, max_value=MAX_TOP_K, required=False, default=5)
+    top_k = StrictIntegerField(min_value=1, max_value=MAX_TOP_K, required=False, default=5)
     platform_types = serializers.ListField(
-        child=serializers.ChoiceField(choices=PLATFORM_TYPES),
+        child=StrictChoiceField(choices=PLATFORM_TYPES),
         required=False,
         allow_empty=False,
         max_length=len(PLATFORM_TYPES),
         help_text="Only these platforms' documents (default: every platform).",
     )
     audience = serializers.ListField(
-        child=serializers.CharField(max_length=255),
+        child=StrictCharField(max_length=255),
         required=False,
         max_length=100,
         help_text="Groups the results are for: their chunks and everyone's, and of those only the ones "

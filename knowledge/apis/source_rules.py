@@ -10,6 +10,7 @@ from rest_framework import serializers
 from core.access import KNOWLEDGE_VIEW, KNOWLEDGE_WRITE
 from core.api.envelopes import v2_response
 from core.api.errors import RequestInvalid
+from core.api.fields import StrictCharField, StrictChoiceField, StrictIntegerField
 from core.api.schema import V2DetailSerializer, V2ValidationErrorSerializer, v2_envelope
 from core.api.timestamps import iso_ms
 from core.api.validation import validated
@@ -23,43 +24,43 @@ MAX_AUDIENCES = 100
 
 
 class SourceRuleInput(serializers.Serializer):
-    kind = serializers.ChoiceField(choices=SourceRule.Kind.values, help_text="`block` or `allow`.")
-    target = serializers.ChoiceField(
+    kind = StrictChoiceField(choices=SourceRule.Kind.values, help_text="`block` or `allow`.")
+    target = StrictChoiceField(
         choices=SourceRule.Target.values,
         help_text="`site` (a site URL, covering its sub-sites), `drive` (a drive id) or `url` (a URL "
         "prefix of any platform whose items ingestion skips; block rules only).",
     )
-    value = serializers.CharField(max_length=2048, help_text="The site URL, drive id or URL prefix.")
+    value = StrictCharField(max_length=2048, help_text="The site URL, drive id or URL prefix.")
     audiences = serializers.ListField(
-        child=serializers.CharField(max_length=255),
+        child=StrictCharField(max_length=255),
         required=False,
         default=list,
         max_length=MAX_AUDIENCES,
         help_text="Groups the rule applies to (default: every audience).",
     )
-    note = serializers.CharField(max_length=500, required=False, allow_blank=True, default="")
+    note = StrictCharField(max_length=500, required=False, allow_blank=True, default="")
 
     class Meta:
         ref_name = "SourceRuleInput"
 
 
 class SourceRuleQuery(serializers.Serializer):
-    kind = serializers.ChoiceField(choices=SourceRule.Kind.values, required=False)
-    target = serializers.ChoiceField(choices=SourceRule.Target.values, required=False)
+    kind = StrictChoiceField(choices=SourceRule.Kind.values, required=False)
+    target = StrictChoiceField(choices=SourceRule.Target.values, required=False)
 
     class Meta:
         ref_name = "SourceRuleQuery"
 
 
 class SourceRuleOutput(serializers.Serializer):
-    rule_id = serializers.CharField(help_text="srule-<uuid>")
+    rule_id = StrictCharField(help_text="srule-<uuid>")
     # A plain string here: the enum is described once, on the input (one component per choice set).
-    kind = serializers.CharField(help_text="`block` or `allow`.")
-    target = serializers.ChoiceField(choices=SourceRule.Target.values)
-    value = serializers.CharField()
-    audiences = serializers.ListField(child=serializers.CharField())
-    note = serializers.CharField()
-    created_at = serializers.CharField(help_text="ISO 8601 UTC with milliseconds.")
+    kind = StrictCharField(help_text="`block` or `allow`.")
+    target = StrictChoiceField(choices=SourceRule.Target.values)
+    value = StrictCharField()
+    audiences = serializers.ListField(child=StrictCharField())
+    note = StrictCharField()
+    created_at = StrictCharField(help_text="ISO 8601 UTC with milliseconds.")
 
     class Meta:
         ref_name = "SourceRule"
@@ -100,7 +101,7 @@ class SourceRulesApi(TenantAPIView):
                 "SourceRulesEnvelope",
                 inline_serializer(
                     name="SourceRules",
-                    fields={"rules": SourceRuleOutput(many=True), "total": serializers.IntegerField()},
+                    fields={"rules": SourceRuleOutput(many=True), "total": StrictIntegerField()},
                 ),
             ),
             422: OpenApiResponse(V2ValidationErrorSerializer, description="A query parameter is not valid."),
@@ -150,8 +151,8 @@ class SourceRuleApi(TenantAPIView):
                 inline_serializer(
                     name="SourceRuleDeleted",
                     fields={
-                        "rule_id": serializers.CharField(),
-                        "deleted_at": serializers.CharField(help_text="ISO 8601 UTC with milliseconds."),
+                        "rule_id": StrictCharField(),
+                        "deleted_at": StrictCharField(help_text="ISO 8601 UTC with milliseconds."),
                     },
                 ),
             ),

@@ -13,6 +13,7 @@ from rest_framework.decorators import action
 from core.access import ADMIN, AUDIT_READ, SUPER_ADMIN_ONLY
 from core.api.envelopes import envelope
 from core.api.errors import Forbidden, InvalidParameter, ResourceNotFound, value_error
+from core.api.fields import UrlField
 from core.api.ids import path_id
 from core.api.pagination import page_request, paginate
 from core.api.schema import v1_envelope
@@ -69,7 +70,7 @@ class AdminTenantViewSet(TenantViewSet):
     access = ADMIN.but(destroy=SUPER_ADMIN_ONLY)
 
     class PatchSerializer(serializers.Serializer):
-        serverUrl = serializers.URLField(max_length=500, required=False, allow_blank=True)
+        serverUrl = UrlField(max_length=500, required=False, allow_blank=True)
         realmName = serializers.CharField(max_length=255, required=False, allow_blank=True)
         settings = TenantSettingsSerializer(required=False)
 

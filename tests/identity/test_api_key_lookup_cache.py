@@ -8,6 +8,7 @@ from datetime import timedelta
 
 import pytest
 from django.core.cache import cache
+from django.db import models
 from django.utils import timezone
 
 from core.audit import system_actor
@@ -18,6 +19,10 @@ from tests import factories
 from tests.helpers import assert_error, assert_ok
 
 URL = "/api/v1/credentials"
+
+
+# The row caches at work, as production runs them (a cache every process shares).
+pytestmark = pytest.mark.usefixtures("shared_cache")
 
 
 @pytest.fixture
@@ -136,3 +141,18 @@ def test_a_cached_key_still_belongs_to_its_own_tenant_only(cached, other_tenant)
     response = client.get(URL)
     assert_error(response, 403, "FORBIDDEN")
     assert "X-RateLimit-Remaining" not in response
+
+
+def test_on_the_embedded_default_a_key_revoked_by_another_process_stops_at_once(settings, client_for, tenant):
+    """Without Redis each process caches in its own memory, where another process's write (a job in
+    the worker, a command) could not reach: there the lookups read the database every time."""
+    settings.CACHES = {
+        "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "x"}
+    }
+    key, raw = factories.make_api_key(tenant, ["*"])
+    client = client_for(raw, tenant)
+    assert_ok(client.get(URL))
+    assert_ok(client.get(URL))
+    # Another process's write: the row changes, and nothing in this process hears of it.
+    models.QuerySet(model=ApiKey).filter(id=key.id).update(status=ApiKey.Status.REVOKED)
+    assert_error(client.get(URL), 401, "UNAUTHORIZED")

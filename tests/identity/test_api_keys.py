@@ -302,3 +302,22 @@ def test_an_expired_key_job_marks_it_and_purges_old_revoked_keys(tenant):
     assert cleanup_expired_sessions(JobRun(job_name="cleanupExpiredSessions")) == 2
     assert ApiKey.objects.get(id=expired.id).status == "expired"
     assert not ApiKey.objects.filter(id=old.id).exists()
+
+
+def test_validation_of_a_key_with_a_scope_this_service_does_not_know_says_so(anon, tenant):
+    key, raw = factories.make_api_key(tenant, ["vault:read"])
+    ApiKey.objects.filter(id=key.id).update(scopes=["vault:read", "nonsense:scope"])
+    data = assert_ok(anon.post(VALIDATE, {"apiKey": raw, "clientIp": "192.0.2.1"}, format="json"))
+    assert data["valid"] is False and data["reason"] == "SCOPE_INVALID"
+    assert "nonsense:scope" in data["details"] and "requested" not in data["details"]
+
+
+def test_a_key_made_by_a_key_names_the_key_that_made_it(client_for, tenant, owner):
+    maker, raw = factories.make_api_key(
+        tenant, ["admin:write", "admin:read"], name="provisioner", created_by=owner
+    )
+    body = {"name": "made-by-a-key", "scopes": ["vault:read"], "environment": "live"}
+    data = assert_ok(client_for(raw, tenant).post(URL, body, format="json"))
+    assert data["createdBy"] == {"id": str(maker.id), "name": "provisioner", "email": ""}
+    made = ApiKey.objects.get(name="made-by-a-key")
+    assert made.created_by == owner  # the person accountable for it, as for the key that made it

@@ -98,3 +98,23 @@ def test_seed_demo_can_run_twice_and_prints_a_working_key(client):
     assert Membership.objects.filter(tenant=tenant).count() == 5
     response = client.get("/api/v1/admin/health", HTTP_X_API_KEY=key, HTTP_X_TENANTID=str(tenant.id))
     assert assert_ok(response)["status"] == "healthy"
+
+
+def test_createapikey_refuses_a_scope_the_api_refuses(tenant):
+    with pytest.raises(CommandError, match=r"scopes: Unknown scope\(s\): nonsense:scope"):
+        run("createapikey", "--tenant", str(tenant.id), "--name", "k", "--scope", "nonsense:scope")
+    assert not ApiKey.objects.exists()
+
+
+def test_createapikey_refuses_a_duplicate_name_as_the_api_does(tenant):
+    run("createapikey", "--tenant", str(tenant.id), "--name", "k", "--scope", "vault:read")
+    with pytest.raises(CommandError, match="already exists"):
+        run("createapikey", "--tenant", str(tenant.id), "--name", "k", "--scope", "vault:read")
+
+
+@pytest.mark.parametrize(("password", "words"), [("short", "too short"), ("password123", "too common")])
+def test_createtenantuser_refuses_a_password_the_validators_refuse(tenant, password, words):
+    args = ["--tenant", str(tenant.id), "--username", "peter", "--password", password, "--role", "approver"]
+    with pytest.raises(CommandError, match=f"password: .*{words}"):
+        run("createtenantuser", *args)
+    assert not Membership.objects.filter(user__username="peter").exists()

@@ -3,6 +3,7 @@
 import json
 
 import pytest
+from rest_framework_simplejwt.tokens import RefreshToken
 
 from core.audit import owner_chains
 from core.models import AuditEntry
@@ -89,3 +90,44 @@ def test_a_tampered_or_unsigned_jwt_is_refused(client, owner, tenant):
             "/api/v1/admin/health", HTTP_AUTHORIZATION=f"Bearer {token}", HTTP_X_TENANTID=str(tenant.id)
         )
         assert_error(response, 401, "UNAUTHORIZED")
+
+
+def _refresh(client, token: str):
+    return client.post(TOKEN + "/refresh", {"refresh": token}, content_type="application/json")
+
+
+def test_each_refresh_answers_a_new_refresh_token_and_the_old_one_is_spent(client, owner):
+    first = assert_ok(login(client, "owner", PASSWORD))["refresh"]
+    second = assert_ok(_refresh(client, first))["refresh"]
+    third = assert_ok(_refresh(client, second))["refresh"]
+    assert len({first, second, third}) == 3
+
+
+def test_a_reused_refresh_token_revokes_its_whole_sign_in(client, owner, tenant):
+    first = assert_ok(login(client, "owner", PASSWORD))["refresh"]
+    elsewhere = assert_ok(login(client, "owner", PASSWORD))["refresh"]  # another sign-in, unaffected
+    second = assert_ok(_refresh(client, first))["refresh"]
+    assert_error(_refresh(client, first), 401, "UNAUTHORIZED")  # the copy
+    assert_error(_refresh(client, second), 401, "UNAUTHORIZED")  # and the family with it
+    assert_ok(_refresh(client, elsewhere))
+    entry = AuditEntry.objects.get(action="REFRESH_TOKEN_REUSED")
+    assert entry.status == "failure" and entry.tenant_id == tenant.id and entry.actor["name"] == "owner"
+    assert first not in json.dumps(entry.details) and second not in json.dumps(entry.details)
+
+
+def test_the_cleanup_job_forgets_sign_ins_whose_refresh_token_expired(client, owner, settings):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from identity.jobs import cleanup_expired_sessions
+    from identity.models import RefreshFamily
+
+    stale = assert_ok(login(client, "owner", PASSWORD))["refresh"]
+    fresh = assert_ok(login(client, "owner", PASSWORD))["refresh"]
+    RefreshFamily.objects.filter(id=RefreshToken(stale)["fam"]).update(
+        refreshed_at=timezone.now() - timedelta(days=2)
+    )
+    assert cleanup_expired_sessions(None) >= 1
+    assert_error(_refresh(client, stale), 401, "UNAUTHORIZED")
+    assert_ok(_refresh(client, fresh))

@@ -353,3 +353,16 @@ def test_principal_shape_is_kept_for_tool_authorisation(registered, tenant):
 def test_control_characters_in_client_credentials_are_invalid_client(registered):
     response = _post({"grant_type": "client_credentials", "client_id": "client_\x00x", "client_secret": "s"})
     assert response.status_code == 401 and response.json()["error"] == "invalid_client"
+
+
+def test_creating_a_public_client_says_it_has_no_secret(as_owner):
+    fields = {
+        "clientType": "public",
+        "grantTypes": ["authorization_code"],
+        "redirectUris": ["https://app.example.com/callback"],
+        "scopes": ["vault:read"],
+    }
+    response = create(as_owner, **fields)
+    body = response.json()
+    assert response.status_code == 200 and body["data"]["clientSecret"] is None
+    assert body["message"] == "OAuth client created. It is public: it has no secret."

@@ -421,3 +421,37 @@ def test_bad_status_queries_are_422_naming_the_parameter(api, query, name, type_
 def test_an_upload_makes_no_call_to_the_platform(api, tenant, registration, graph, identity):
     started(api.post(UPLOAD, upload_body(tenant), format="json"))
     assert graph.received == [] and identity.received == []
+
+
+def _configuration_of(tenant, platform: str) -> SyncConfiguration:
+    return SyncConfiguration.objects.create(
+        tenant=tenant,
+        platform=platform,
+        name=platform,
+        integration_id=f"{platform}-acct",
+        platform_domain=DOMAIN,
+    )
+
+
+@pytest.mark.parametrize("platform", ["wikispace", "itsmplatform"])
+def test_ingest_of_another_platforms_configuration_names_its_endpoint(api, tenant, platform):
+    other = _configuration_of(tenant, platform)
+    response = api.post(INGEST, {"sync_configuration_id": other.public_id}, format="json")
+    entry = assert_v2_validation(response, ["body", "sync_configuration_id"])
+    assert f"POST /v2/{platform}/ingest" in entry["msg"]
+    assert not SyncRun.objects.exists()
+
+
+@pytest.mark.parametrize("platform", ["wikispace", "itsmplatform"])
+def test_the_wiki_and_it_platform_configurations_have_their_own_sync_now(api, tenant, platform):
+    configuration = _configuration_of(tenant, platform)
+    url = f"/v2/{platform}/ingest"
+    data = started(api.post(url, {"sync_configuration_id": configuration.public_id}, format="json"))
+    run = SyncRun.objects.get(id=data["sync_run_id"][4:])
+    assert (run.kind, run.configuration_id) == ("ingest", configuration.id)
+    assert_v2_detail(api.post(url, {"sync_configuration_id": configuration.public_id}, format="json"), 409)
+    sitelib = _configuration_of(tenant, "sitelib")
+    assert_v2_validation(
+        api.post(url, {"sync_configuration_id": sitelib.public_id}, format="json"),
+        ["body", "sync_configuration_id"],
+    )

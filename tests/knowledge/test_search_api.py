@@ -211,3 +211,27 @@ def test_an_api_key_needs_the_knowledge_read_scope(client_for, tenant, handbook)
     _key, other = factories.make_api_key(tenant, ["tools:read"], name="other")
     assert results_of(search(client_for(reader, tenant), body(tenant)))
     assert_v2_detail(search(client_for(other, tenant), body(tenant)), 403)
+
+
+@pytest.mark.parametrize(
+    ("change", "loc", "type_"),
+    [
+        ({"top_k": "5"}, ["body", "top_k"], "type_error.integer"),
+        ({"top_k": 2.5}, ["body", "top_k"], "type_error.integer"),
+        ({"top_k": True}, ["body", "top_k"], "type_error.integer"),
+        ({"query": 12345}, ["body", "query"], "type_error.str"),
+        ({"query": True}, ["body", "query"], "type_error.str"),
+        ({"platform_types": ["sitelib", 7]}, ["body", "platform_types", 1], "type_error.str"),
+        ({"audience": [1]}, ["body", "audience", 0], "type_error.str"),
+    ],
+)
+def test_a_value_of_the_wrong_json_type_is_422_naming_it(viewer_client, tenant, change, loc, type_):
+    assert_v2_validation(search(viewer_client, body(tenant) | change), loc, type_)
+
+
+def test_a_tenant_id_given_as_a_number_is_422(viewer_client, tenant):
+    payload = body(tenant)
+    payload["vectordb_config"]["tenant_id"] = tenant.id.int
+    assert_v2_validation(
+        search(viewer_client, payload), ["body", "vectordb_config", "tenant_id"], "type_error.str"
+    )

@@ -333,3 +333,10 @@ def test_control_characters_never_reach_the_database(as_owner, tenant):
         422,
         "VALIDATION_ERROR",
     )
+
+
+def test_a_machine_calling_a_person_only_operation_is_told_so(client_for, tenant):
+    _key, raw = factories.make_api_key(tenant, ["*"])
+    error = assert_error(client_for(raw, tenant).delete(tenant_url(tenant)), 403, "FORBIDDEN")
+    assert error["message"].startswith("Only a person may do this")
+    assert "scope" not in error["message"]

@@ -36,6 +36,10 @@ EXECUTE_QUERIES = 1 + 3 + AUDIT_APPEND_EXTRA + 1
 LISTING_QUERIES = 0
 
 
+# The row caches at work, as production runs them (a cache every process shares).
+pytestmark = pytest.mark.usefixtures("shared_cache")
+
+
 @pytest.fixture
 def api(tenant) -> APIClient:
     _key, raw = factories.make_api_key(tenant, ["*"])

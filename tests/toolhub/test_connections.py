@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 
 import pytest
+from django.db import connection as db_connection
 
 from core.models import AuditEntry
 from tests.helpers import assert_tool_error
@@ -215,3 +216,17 @@ def test_deleting_a_credential_counts_the_connections_that_use_it(
     assert response.json()["data"]["integrationsAffected"] == 2  # its own integration and one connection
     entry = AuditEntry.objects.get(tenant_id=tenant.id, action="CREDENTIAL_DELETED")
     assert entry.details["integrationsAffected"] == 2
+
+
+def test_a_connection_deleted_while_its_probe_runs_answers_404(admin_client, tenant, credential, itdocs_fake):
+    connection = make_connection(tenant, itdocs_fake.url, integration_id="itdocs-prod-001")
+
+    def delete_first(execute, sql, params, many, context):
+        if sql.startswith('UPDATE "toolhub_connection"') and "health" in sql:
+            Connection.objects.filter(pk=connection.pk).delete()  # another request, as the probe ran
+        return execute(sql, params, many, context)
+
+    with db_connection.execute_wrapper(delete_first):
+        response = admin_client.post(f"{URL}/{connection.public_id}/test")
+    assert_tool_error(response, 404, "CONNECTION_NOT_FOUND")
+    assert len(itdocs_fake.received) == 1 and not Connection.objects.exists()

@@ -86,7 +86,7 @@ def test_an_invalid_endpoint_url_is_422(admin_api, field):
     error = assert_error(
         admin_api.post(URL, store_body(**{field: "not a url"}), format="json"), 422, "VALIDATION_ERROR"
     )
-    assert error["details"][field] == "Invalid URL format."
+    assert error["details"][field].startswith("Invalid URL format")
 
 
 def test_an_endpoint_the_outbound_guard_refuses_is_422_on_that_field(admin_api):

@@ -7,7 +7,7 @@ from rest_framework import serializers
 from rest_framework.decorators import action
 
 from core.api.envelopes import tool_response
-from core.api.fields import StrictBooleanField, StrictCharField, StrictURLField
+from core.api.fields import StrictBooleanField, StrictCharField, UrlField
 from core.api.pagination import page_request, paginate
 from core.api.schema import tool_envelope
 from core.api.validation import validated
@@ -37,7 +37,7 @@ class ConnectionCreateInput(serializers.Serializer):
     name = StrictCharField(max_length=255)
     domain = serializers.ChoiceField(choices=sorted(DOMAINS))
     connector = StrictCharField(max_length=32)
-    base_url = StrictURLField(
+    base_url = UrlField(
         max_length=500, required=False, default="", help_text="Required, except for the knowledge connector."
     )
     integrationId = StrictCharField(
@@ -52,7 +52,7 @@ class ConnectionCreateInput(serializers.Serializer):
 
 class ConnectionUpdateInput(serializers.Serializer):
     name = StrictCharField(max_length=255, required=False)
-    base_url = StrictURLField(max_length=500, required=False)
+    base_url = UrlField(max_length=500, required=False)
     integrationId = StrictCharField(max_length=255, required=False)
     is_default = StrictBooleanField(required=False)
     settings = serializers.DictField(required=False)

@@ -18,8 +18,10 @@ from core.audit import audit_record
 from core.models import Tenant
 from core.outbound import guard_field
 from toolhub.connectors import CONNECTORS, connection_probe
+from toolhub.errors import ConnectionNotFound
 from toolhub.models import Connection
 from toolhub.registry import DOMAINS
+from toolhub.routing import ROUTES
 from vault.selectors import credential_get_by_integration
 
 MAX_SETTINGS_BYTES = 16 * 1024
@@ -99,13 +101,14 @@ def connection_test(*, tenant: Tenant, connection: Connection, actor: dict, requ
     went; the connection keeps it as its health. The `connectionHealth` job runs this too."""
     started = time.perf_counter()
     error: dict | None = None
+    problem: str | None = None
     try:
         connection_probe(connection=connection, tenant=tenant, actor=actor, request_id=request_id)
     except ApiError as exc:
         error = {"code": exc.code, "message": exc.message, "details": exc.details}
-        connection_health_record(connection=connection, error=health_message(exc))
-    else:
-        connection_health_record(connection=connection, error=None)
+        problem = health_message(exc)
+    if not connection_health_record(connection=connection, error=problem):
+        raise ConnectionNotFound("Connection not found.")  # deleted while its probe ran
     return {
         "connection_id": connection.public_id,
         "healthy": error is None,
@@ -115,14 +118,17 @@ def connection_test(*, tenant: Tenant, connection: Connection, actor: dict, requ
     }
 
 
-def connection_health_record(*, connection: Connection, error: str | None) -> None:
-    """Store a probe's outcome. A `save()`, so the routing cache of the connection's tenant is
-    invalidated (toolhub.routing.on_change) and automatic routing sees the new health at once;
-    `updated_at` stays (a check is no edit)."""
+def connection_health_record(*, connection: Connection, error: str | None) -> bool:
+    """Store a probe's outcome; False when the connection is gone. The routing cache of the
+    connection's tenant is invalidated (toolhub.routing), so automatic routing sees the new health
+    at once; `updated_at` stays (a check is no edit)."""
     connection.health = Connection.Health.UNHEALTHY if error else Connection.Health.HEALTHY
     connection.health_checked_at = timezone.now()
     connection.health_error = (error or "")[:300]
-    connection.save(update_fields=["health", "health_checked_at", "health_error"])
+    fields = {name: getattr(connection, name) for name in ("health", "health_checked_at", "health_error")}
+    recorded = Connection.objects.filter(pk=connection.pk).update(**fields) == 1
+    ROUTES.invalidate(str(connection.tenant_id))
+    return recorded
 
 
 def health_message(exc: ApiError) -> str:

@@ -14,7 +14,7 @@ from core.api.fields import (
     StrictChoiceField,
     StrictIntegerField,
     StrictRegexField,
-    StrictURLField,
+    UrlField,
 )
 from vault.models import Credential
 
@@ -65,10 +65,8 @@ def _secrets() -> serializers.DictField:
     )
 
 
-def _url() -> serializers.URLField:
-    return StrictURLField(
-        max_length=2048, required=False, allow_blank=True, error_messages={"invalid": "Invalid URL format."}
-    )
+def _url() -> UrlField:
+    return UrlField(required=False, allow_blank=True)
 
 
 class CredentialStoreInput(serializers.Serializer):

@@ -1,8 +1,9 @@
 from django.core.management.base import BaseCommand, CommandError
 
+from core.api.errors import ApiError
 from core.audit import system_actor
-from core.commands import command_tenant, emit
-from identity.services.users import api_key_create
+from core.commands import command_message, command_tenant, emit
+from identity.services.api_keys import KeySpec, api_key_issue
 
 
 class Command(BaseCommand):
@@ -18,15 +19,17 @@ class Command(BaseCommand):
 
     def handle(self, *args, **options):
         tenant = command_tenant(options["tenant"])
-        if tenant.api_keys.filter(name=options["name"]).exists():
-            raise CommandError(f"The tenant already has an API key named {options['name']!r}.")
-        key, raw = api_key_create(
-            tenant=tenant,
+        spec = KeySpec(
             name=options["name"],
             scopes=options["scope"] or ["*"],
-            tool_patterns=options["tools"],
+            tool_patterns=tuple(options["tools"]),
             environment=options["environment"],
-            actor=system_actor("createapikey"),
         )
+        try:  # the API's checks, the API's messages
+            key, raw = api_key_issue(
+                tenant=tenant, spec=spec, actor=system_actor("createapikey"), user=None, request_id=""
+            )
+        except ApiError as exc:
+            raise CommandError(command_message(exc)) from None
         payload = {"id": key.id, "name": key.name, "apiKey": raw, "prefix": key.prefix, "scopes": key.scopes}
         emit(self, raw, payload, as_json=options["json"])

@@ -1,7 +1,7 @@
 from django.core.management.base import BaseCommand, CommandError
 
 from core.api.errors import ApiError
-from core.commands import emit
+from core.commands import command_message, emit
 from identity.services.users import tenant_create
 
 
@@ -17,7 +17,7 @@ class Command(BaseCommand):
         try:
             tenant = tenant_create(name=options["name"], domain=options["domain"])
         except ApiError as exc:
-            raise CommandError("; ".join(exc.details.values()) or exc.message) from exc
+            raise CommandError(command_message(exc)) from None
         emit(
             self,
             str(tenant.id),

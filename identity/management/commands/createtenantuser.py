@@ -1,7 +1,7 @@
 from django.core.management.base import BaseCommand, CommandError
 
 from core.api.errors import ApiError
-from core.commands import command_tenant, emit
+from core.commands import command_message, command_tenant, emit
 from identity.services.users import tenant_user_create
 
 
@@ -27,7 +27,7 @@ class Command(BaseCommand):
                 email=options["email"],
             )
         except ApiError as exc:
-            raise CommandError("; ".join(exc.details.values()) or exc.message) from exc
+            raise CommandError(command_message(exc)) from None
         payload = {
             "id": user.id,
             "username": user.username,

@@ -4,7 +4,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from core.api.errors import ApiError
 from core.audit import system_actor
-from core.commands import command_tenant, emit
+from core.commands import command_message, command_tenant, emit
 from toolhub.services.connections import connection_create
 
 
@@ -51,8 +51,7 @@ class Command(BaseCommand):
                 settings=_settings(options["setting"]),
             )
         except ApiError as exc:
-            details = "; ".join(f"{k}: {v}" for k, v in exc.details.items()) if exc.details else ""
-            raise CommandError(f"{exc.message} {details}".strip()) from None
+            raise CommandError(command_message(exc)) from None
         payload = {"id": connection.public_id, "name": connection.name, "is_default": connection.is_default}
         emit(self, connection.public_id, payload, as_json=options["json"])
 
