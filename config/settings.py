@@ -176,6 +176,7 @@ AUTH_PASSWORD_VALIDATORS = [
 ]
 
 LANGUAGE_CODE = "en-us"
+FORMAT_MODULE_PATH = ["core.formats"]  # one way to write a date and a time on every console page
 TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True

@@ -12,7 +12,7 @@ from django.utils.safestring import SafeString
 # Colours with a meaning, the same on every panel; the labels carry it too.
 GOOD, BAD, WARN, INFO, QUIET, OTHER = "#2e7d32", "#c62828", "#b26a00", "#1565c0", "#78909c", "#6a1b9a"
 
-_WIDTH = 520
+_WIDTH = 400  # drawn at this many pixels: a panel is never narrower, so labels never shrink
 
 
 @dataclass(frozen=True)
@@ -29,7 +29,7 @@ def bar_chart(bars: list[Bar], *, maximum: float | None = None, title: str = "")
     if not bars:
         return SafeString()
     top = maximum or max(bar.value for bar in bars) or 1
-    label_w, bar_w, row_h = 170, 270, 26
+    label_w, bar_w, row_h = 150, 190, 26
     rows = []
     for i, bar in enumerate(bars):
         y = i * row_h
@@ -38,7 +38,7 @@ def bar_chart(bars: list[Bar], *, maximum: float | None = None, title: str = "")
             '<text x="0" y="{}" class="chart-label">{}</text>'
             '<rect x="{}" y="{}" width="{}" height="16" rx="2" fill="{}"><title>{}: {}</title></rect>'
             '<text x="{}" y="{}" class="chart-value">{}</text>',
-            y + 17, _clip(bar.label, 26), label_w, y + 4, _f(width), bar.color, bar.label,
+            y + 17, _clip(bar.label, 20), label_w, y + 4, _f(width), bar.color, bar.label,
             bar.text or _number(bar.value), _f(label_w + width + 6), y + 17, bar.text or _number(bar.value),
         )  # fmt: skip
         rows.append(format_html('<a href="{}">{}</a>', bar.link, shape) if bar.link else shape)
@@ -110,7 +110,7 @@ def _legend(series: list[Series], y: int) -> SafeString:
         total = sum(s.values)
         text = f"{s.name} ({_number(total)})"
         items.append((x, y - 9, s.color, x + 14, y, text))
-        x += 22 + 6 * len(text)
+        x += 22 + 7 * len(text)
     return format_html_join(
         "",
         '<rect x="{}" y="{}" width="10" height="10" fill="{}"/>'

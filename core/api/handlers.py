@@ -1,12 +1,15 @@
-"""JSON answers for what never reaches DRF: unknown paths, Django-level 400/403, crashes."""
+"""JSON answers for what never reaches DRF: unknown paths, Django-level 400/403, crashes. The
+console's pages (`/admin/`) answer a 403 or a 404 with a console page instead."""
 
 from __future__ import annotations
 
 import logging
 import sys
 
+from django.contrib import admin
 from django.core.exceptions import BadRequest, PermissionDenied, SuspiciousOperation
 from django.http import Http404, JsonResponse
+from django.template.response import TemplateResponse
 from django.views.decorators.csrf import csrf_exempt
 
 from core.api.envelopes import error_body, error_status
@@ -24,8 +27,16 @@ def _json(request, error: ApiError) -> JsonResponse:
     return response
 
 
+def _console_page(request, status: int, title: str, explanation: str) -> TemplateResponse:
+    context = admin.site.each_context(request) | {"title": title, "explanation": explanation}
+    response = TemplateResponse(request, "admin/refused.html", context, status=status)
+    return response.render()
+
+
 @csrf_exempt  # changes nothing: a POST without a CSRF cookie gets this 404, not Django's HTML 403
 def not_found(request, exception=None, **kwargs):
+    if request.path.startswith("/admin/"):
+        return _console_page(request, 404, "Page not found", "There is no console page at this address.")
     return _json(request, ResourceNotFound(f"No route matches {request.method} {request.path}."))
 
 
@@ -34,6 +45,14 @@ def bad_request(request, exception=None):
 
 
 def permission_denied(request, exception=None):
+    if request.path.startswith("/admin/"):
+        return _console_page(
+            request,
+            403,
+            "Not for your roles",
+            "Your roles in your tenants do not open this page. A tenant admin of the tenant, or a "
+            "platform super admin, can give you the role it needs.",
+        )
     return _json(request, Forbidden("You do not have permission for this operation."))
 
 

@@ -14,13 +14,13 @@ from django.utils.html import format_html, format_html_join
 from django.views.decorators.http import require_POST
 
 from core.api.errors import ApiError
-from core.console import TENANT_ADMIN, TenantScopedAdmin, console_actor
+from core.console import TENANT_ADMIN, TenantScopedAdmin, console_actor, to_the_second
 from ingestion.admin.display import labelled, run_status
 from ingestion.models import SyncConfiguration, SyncRun
 from ingestion.services.configurations import sync_configuration_delete, sync_configuration_stop, sync_now
 
 RUNS_SHOWN = 10
-RUN_COLUMNS = ("Queued", "Status", "Kind", "Succeeded", "Failed", "Error")
+RUN_COLUMNS = ("Queued", "Status", "Kind", "Succeeded", "Skipped", "Failed", "Error")
 
 
 def _latest(field: str) -> Subquery:
@@ -110,15 +110,15 @@ class SyncConfigurationAdmin(TenantScopedAdmin, admin.ModelAdmin):
     def recent_runs(self, configuration):
         runs = configuration.runs.order_by("-queued_at")[:RUNS_SHOWN]
         rows = [
-            (reverse("admin:ingestion_syncrun_change", args=[run.pk]), f"{run.queued_at:%Y-%m-%d %H:%M}",
-             run_status(run.status), run.kind, run.succeeded, run.failed, run.error or "")
+            (reverse("admin:ingestion_syncrun_change", args=[run.pk]), to_the_second(run.queued_at),
+             run_status(run.status), run.kind, run.succeeded, run.skipped, run.failed, run.error or "")
             for run in runs
         ]  # fmt: skip
         if not rows:
             return "No run yet."
         body = format_html_join(
             "",
-            "<tr><td><a href='{}'>{}</a></td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            "<tr><td><a href='{}'>{}</a></td>" + "<td>{}</td>" * (len(RUN_COLUMNS) - 1) + "</tr>",
             rows,
         )
         head = format_html_join("", "<th>{}</th>", [(h,) for h in RUN_COLUMNS])

@@ -12,3 +12,4 @@ admin.site.unregister(Group)
 admin.site.site_header = "Integration platform console"
 admin.site.site_title = "Console"
 admin.site.index_title = "Operators' console"
+admin.site.site_url = "/api/docs/"  # "View site": the API this console runs

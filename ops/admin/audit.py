@@ -1,6 +1,8 @@
 """The audit browser (read-only): one line per entry; the detail shows the entry, its place in its
 hash chain and whether it and its links verify. The archive files' records, read-only too."""
 
+from collections import Counter
+
 from django.contrib import admin, messages
 from django.db.models import OuterRef, Subquery
 from django.utils.html import format_html
@@ -29,8 +31,15 @@ class ActorFilter(admin.SimpleListFilter):
     def lookups(self, request, model_admin):
         entries = model_admin.get_queryset(request).order_by()
         rows = entries.values_list("actor_id", "actor").distinct()[:200]
+        labels = {actor_id: person_label(actor) for actor_id, actor in rows if actor_id}
+        taken = Counter(labels.values())
+        # Two actors of one name (a key made again under its old name) are told apart by their ids.
         return sorted(
-            {(actor_id, person_label(actor)) for actor_id, actor in rows if actor_id}, key=lambda r: r[1]
+            (
+                (actor_id, f"{label} {actor_id[-6:]}" if taken[label] > 1 else label)
+                for actor_id, label in labels.items()
+            ),
+            key=lambda row: row[1],
         )
 
     def queryset(self, request, queryset):

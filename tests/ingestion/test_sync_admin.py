@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+import re
+
 import pytest
 from django.utils import timezone
 
@@ -210,3 +212,14 @@ def test_retrying_failed_files_queues_a_retry_run_as_the_api_does(tenant_admin, 
     assert tenant_admin.get(f"{FAILED_FILES}{mine.pk}/change/").status_code == 200
     theirs = FailedFileRow.objects.get(file_id="d/9")
     assert tenant_admin.get(f"{FAILED_FILES}{theirs.pk}/change/").status_code in (302, 403, 404)
+
+
+def test_a_configurations_recent_runs_say_what_was_skipped(tenant_admin, tenant):
+    configuration = make_configuration(tenant)
+    SyncRun.objects.create(
+        configuration=configuration, tenant=tenant, job_id="j", kind="ingest", status="partial",
+        succeeded=3, skipped=4, failed=2,
+    )  # fmt: skip
+    page = tenant_admin.get(f"{CONFIGURATIONS}{configuration.pk}/change/").content.decode()
+    table = re.search(r"<table><tr><th>Queued</th>.*?</table>", page, re.S).group(0)
+    assert "<th>Skipped</th>" in table and "<td>4</td>" in table

@@ -183,3 +183,23 @@ def test_memberships_edited_in_the_console_keep_staff_status_in_step(client, dem
     save([{"id": row.id, "user": viewer.id, "roles": '["approver"]', "DELETE": "on"}], initial=1)
     assert not Membership.objects.filter(tenant=beta).exists()
     assert not User.objects.get(username="demo-viewer").is_staff
+
+
+def test_a_page_the_users_roles_do_not_open_answers_a_console_page(client, demo):
+    sign_in(client, "demo-owner")
+    refused = client.get("/admin/toolhub/connection/")
+    assert refused.status_code == 403 and refused["Content-Type"].startswith("text/html")
+    page = refused.content.decode()
+    assert "Not for your roles" in page and 'href="/admin/"' in page and '"success"' not in page
+
+
+def test_an_unknown_console_address_answers_a_console_page(client, demo):
+    sign_in(client, "demo-owner")
+    missing = client.get("/admin/nowhere/at/all/")
+    assert missing.status_code == 404 and missing["Content-Type"].startswith("text/html")
+
+
+def test_view_site_leads_to_the_api_docs(client, demo):
+    sign_in(client, "demo-owner")
+    index = client.get("/admin/").content.decode()
+    assert 'href="/api/docs/"' in index and client.get("/api/docs/").status_code == 200

@@ -10,6 +10,7 @@ import pytest
 from django.db import connection
 from django.test import Client
 
+from core.audit import audit_record
 from core.models import AuditEntry
 from identity.services.users import tenant_user_create
 from tests import factories
@@ -163,3 +164,24 @@ def test_the_index_names_sections_and_pages_plainly_and_has_no_groups(client):
         assert f">{name}<" in index, name
     assert ">Groups<" not in index and "Api keys" not in index and "Dek rotations" not in index
     assert client.get("/admin/auth/group/").status_code == 404
+
+
+def test_two_actors_of_one_name_are_told_apart_in_the_actor_filter(auditor, tenant):
+    for _ in range(2):  # a key made again under its old name, each acting in turn
+        key, _raw = factories.make_api_key(tenant, name="demo")
+        actor = {"type": "api_key", "id": str(key.id), "name": "demo", "email": "", "ipAddress": None}
+        audit_record(tenant=tenant, action="TOOL_EXECUTED", category="tools", actor=actor, resource={})
+        key.delete()
+    page = auditor.get(AUDIT).content.decode()
+    labels = re.findall(r'href="\?actor=[^"]+"[^>]*>([^<]+)</a>', page)
+    demos = [label for label in labels if label.startswith("demo (API key)")]
+    assert len(demos) == 2 and len(set(demos)) == 2
+
+
+def test_every_date_on_a_list_and_a_detail_page_is_written_one_way(client, root, activity):
+    client.force_login(root)
+    entry = activity.first()
+    pages = [AUDIT, f"{AUDIT}{entry.id}/change/", "/admin/core/tenant/"]
+    for page in (client.get(url).content.decode() for url in pages):
+        assert re.search(r"\b20\d\d-\d\d-\d\d \d\d:\d\d:\d\d\b", page)
+        assert not re.search(r"\b(a\.m\.|p\.m\.|noon|midnight)", page)

@@ -147,3 +147,10 @@ def test_another_tenants_approver_cannot_see_or_decide(client, other_tenant, gat
     client.force_login(stranger)
     assert client.get(detail(approval)).status_code == 302  # "does not exist"
     assert client.post(f"{QUEUE}{approval.id}/decide/", {"decision": "approve"}).status_code == 404
+
+
+def test_a_decision_reads_as_a_sentence_about_the_call(as_alice, gated):
+    approval = gated("sentence")
+    page = decide(as_alice, approval, "reject", "not now").content.decode()
+    assert f"Call of {approval.tool_key} rejected ({approval.public_id})." in page
+    assert "Itdocs." not in page

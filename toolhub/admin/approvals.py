@@ -196,7 +196,9 @@ class ApprovalAdmin(TenantScopedAdmin, admin.ModelAdmin):
         for approval in approvals:
             if not self.has_decide_permission(request, approval):
                 self.message_user(
-                    request, f"{approval}: you are not an approver of {approval.tenant}.", messages.ERROR
+                    request,
+                    f"Approval of {approval.tool_key}: you are not an approver of {approval.tenant}.",
+                    messages.ERROR,
                 )
                 continue
             try:
@@ -209,11 +211,12 @@ class ApprovalAdmin(TenantScopedAdmin, admin.ModelAdmin):
                     actor=console_actor(request),
                 )
             except ApiError as exc:
-                self.message_user(request, f"{approval.tool_key}: {exc.message}", messages.ERROR)
+                self.message_user(request, f"Approval of {approval.tool_key}: {exc.message}", messages.ERROR)
                 continue
             verb = "approved" if approve else "rejected"
+            # A sentence that starts with a word: the console capitalises a message's first letter.
             self.message_user(
-                request, f"{approval.tool_key} ({approval.public_id}) {verb}.", messages.SUCCESS
+                request, f"Call of {approval.tool_key} {verb} ({approval.public_id}).", messages.SUCCESS
             )
 
 
