@@ -12,9 +12,10 @@ What keeps an entry correct:
   before the commit and stored under the first bump's generation.
 - The generation is read *before* the database, so an entry is never newer than its generation.
 - If the cache is down, lookups go to the database (the cache is an accelerator, never a control).
-- If the cache lives in each process's memory (the embedded default, without Redis), lookups go to
-  the database too: a write made by another process (a worker's job, a command) could not move this
-  process's generation on, so nothing is cached where generations cannot be shared.
+- If the cache lives in each process's memory (the embedded default, without Redis), lookups of
+  rows go to the database too: a write made by another process (a worker's job, a command) could
+  not move this process's generation on. A cache of what is not a row (`rows=False`: keys fetched
+  from an issuer) stays on there.
 
 A cache may be scoped (a tenant, say): a lookup then checks its scope's generation beside the
 cache's own, a write that knows its scope moves only that one on, and a write that does not (a bulk
@@ -43,8 +44,11 @@ def cache_is_process_local() -> bool:
 
 
 class GenerationCache:
-    def __init__(self, name: str, *, ttl: int = 300, depends_on: tuple[GenerationCache, ...] = ()) -> None:
+    def __init__(
+        self, name: str, *, ttl: int = 300, depends_on: tuple[GenerationCache, ...] = (), rows: bool = True
+    ) -> None:
         self.name = name
+        self.rows = rows
         self.generation_key = f"{name}:gen"
         self.ttl = ttl
         self.counters = [self.generation_key] + [other.generation_key for other in depends_on]
@@ -52,7 +56,7 @@ class GenerationCache:
     def lookup(self, key: str, load: Callable[[], object], *, scope: str | None = None):
         """The row cached under `key` when its generations are current, else `load()` (the
         database), cached for the next request when found."""
-        if cache_is_process_local():
+        if self.rows and cache_is_process_local():
             return load()
         counters = self.counters + ([self._scoped(scope)] if scope else [])
         entry_key = f"{self.name}:{key}"

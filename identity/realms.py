@@ -192,7 +192,9 @@ def _actor_id(subject: str) -> str:
 # ---- keys
 
 
-REALM_KEYS = GenerationCache("realm-jwks", ttl=settings.REALM_JWKS_CACHE_SECONDS)
+# An issuer's keys, not rows: cached in each process too, without Redis (a realm is changed through
+# the web process, which forgets its keys then).
+REALM_KEYS = GenerationCache("realm-jwks", ttl=settings.REALM_JWKS_CACHE_SECONDS, rows=False)
 
 
 def _refetch_key(realm_id) -> str:

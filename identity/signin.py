@@ -5,6 +5,8 @@ its channel (USER_LOGIN / USER_LOGIN_FAILED, through django.contrib.auth's signa
 
 from __future__ import annotations
 
+import functools
+
 from django.contrib import admin
 from django.contrib.auth.views import LoginView
 from django.template.response import TemplateResponse
@@ -17,6 +19,7 @@ CHANNELS = (("/oauth/", "oauth"), ("/admin/", "console"))
 
 
 def _throttled(view):
+    @functools.wraps(view)  # keeps a class-based view's `view_class`, which route listings read
     def sign_in(request, *args, **kwargs):
         if request.method == "POST":
             try:

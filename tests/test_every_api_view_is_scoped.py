@@ -6,6 +6,7 @@ from django.urls import URLPattern, URLResolver, get_resolver
 from core.api import handlers
 from core.api.docs import RedocView, SchemaView, SwaggerView
 from core.api.views import PublicAPIView, TenantAPIView, TenantViewSet
+from identity import signin
 from identity.apis import auth, oauth_provider
 from identity.apis.api_keys import ApiKeyPublicValidateApi
 from ops.apis import health
@@ -20,13 +21,16 @@ PUBLIC_VIEWS = {
     oauth_provider.OAuthRevokeApi,
     oauth_provider.OAuthIntrospectApi,
     oauth_provider.OAuthAuthorizeView,  # the consent page: the user's browser session, sign-in first
-    LoginView,  # the consent page's sign-in
+    LoginView,  # the consent page's sign-in (counted: identity.signin)
     ApiKeyPublicValidateApi,  # the key being checked is the credential; rate limited per address
     SchemaView,  # the schema and the docs' pages
     SwaggerView,
     RedocView,
 }
-PUBLIC_FUNCTIONS = {handlers.not_found}
+PUBLIC_FUNCTIONS = {
+    handlers.not_found,
+    signin.console_sign_in,  # the console's sign-in page, counted
+}
 
 
 def iter_routes(patterns, prefix=""):

@@ -3,9 +3,8 @@ items, "Stop run"; a tenant admin sees and acts on their own tenants' rows only.
 
 from __future__ import annotations
 
-from datetime import timedelta
-
 import re
+from datetime import timedelta
 
 import pytest
 from django.utils import timezone

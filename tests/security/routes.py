@@ -104,6 +104,8 @@ REQUIRES: dict[tuple[str, str], Need] = {
     ("v2/knowledge/source-rules/{rule_id}", "DELETE"): KNOWLEDGE_WRITE,
     ("v2/sitelib/upload", "POST"): KNOWLEDGE_WRITE,
     ("v2/sitelib/ingest", "POST"): KNOWLEDGE_WRITE,
+    ("v2/wikispace/ingest", "POST"): KNOWLEDGE_WRITE,
+    ("v2/itsmplatform/ingest", "POST"): KNOWLEDGE_WRITE,
     ("v2/sitelib/status", "GET"): KNOWLEDGE_VIEW,
     ("v2/sitelib/delete", "POST"): KNOWLEDGE_WRITE,
     ("v2/sitelib/sources", "DELETE"): KNOWLEDGE_WRITE,
