@@ -27,7 +27,7 @@ DOMAINS: dict[str, tuple[str, ...]] = {
     "itdocs": ("itdocs",),
     "knowledge": ("knowledge",),  # the tenant's own knowledge base, in this service
 }
-TOOL_KEY = re.compile(r"^[a-z][a-z0-9_]*\.[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)+$")
+TOOL_KEY = re.compile(r"^[a-z][a-z0-9_]*\.[a-z][a-z0-9_]*\.[a-z][a-z0-9_]*$")  # <domain>.<resource>.<verb>
 
 # run(client, input) -> output; the client is the connector's vendor client.
 ToolFunction = Callable[[object, dict], object]

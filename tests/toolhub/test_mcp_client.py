@@ -8,6 +8,7 @@ import httpx2
 import pytest
 from mcp import ClientSession, types
 from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.exceptions import MCPError
 
 from core.models import AuditEntry
 from toolhub.models import ExecutionRecord
@@ -34,8 +35,11 @@ def test_the_official_client_lists_and_calls_tools(live_server, exec_key, itdocs
     async def work(session: ClientSession):
         listed = await session.list_tools()
         called = await session.call_tool(ORG_LIST, {"name": "Acme Corp"})
-        missing = await session.call_tool("no.such.tool", {})
-        return listed, called, missing
+        try:
+            await session.call_tool("no.such.tool", {})
+        except MCPError as exc:
+            return listed, called, exc
+        return listed, called, None
 
     initialized, (listed, called, missing) = run_session(
         live_server.url + "/mcp", {"X-API-Key": exec_key}, work
@@ -48,7 +52,7 @@ def test_the_official_client_lists_and_calls_tools(live_server, exec_key, itdocs
     assert called.is_error is False
     assert [org["name"] for org in called.structured_content["organizations"]] == ["Acme Corp"]
     assert isinstance(called.content[0], types.TextContent)
-    assert missing.is_error is True and missing.structured_content["code"] == "TOOL_NOT_FOUND"
+    assert missing.code == -32602 and "no.such.tool" in missing.message
     assert len(itdocs_fake.requests_to("^/organizations$")) == 1
     assert ExecutionRecord.objects.filter(tool_key=ORG_LIST, outcome="success").count() == 1
     assert AuditEntry.objects.get(action="TOOL_EXECUTED").details["channel"] == "mcp"

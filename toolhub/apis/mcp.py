@@ -64,9 +64,9 @@ class McpApi(TenantAPIView):
         operation_id="mcp",
         summary="Model Context Protocol (Streamable HTTP, stateless, JSON)",
         description=(
-            "One JSON-RPC 2.0 message: `initialize`, `ping`, `tools/list`, `tools/call`; notifications "
-            "answer 202 with no body. `x-tenantid` is optional (the credential's own tenant). "
-            "See docs/toolhub.md, section MCP."
+            "One JSON-RPC 2.0 message: `initialize`, `ping` (handshake revisions), `server/discover` "
+            "(stateless revision), `tools/list`, `tools/call`; notifications answer 202 with no body. "
+            "`x-tenantid` is optional (the credential's own tenant). See docs/toolhub.md, section MCP."
         ),
         request=OpenApiTypes.OBJECT,
         parameters=[
@@ -77,15 +77,24 @@ class McpApi(TenantAPIView):
                 PROTOCOL_VERSION_HEADER,
                 str,
                 OpenApiParameter.HEADER,
-                description="Every message after `initialize`: the negotiated version (default 2025-03-26).",
+                description="Every message after `initialize`: the negotiated version (default "
+                "2025-03-26); every request of the stateless revision: 2026-07-28.",
+            ),
+            OpenApiParameter(
+                "Mcp-Method", str, OpenApiParameter.HEADER, description="Stateless revision: the method."
+            ),
+            OpenApiParameter(
+                "Mcp-Name", str, OpenApiParameter.HEADER, description="Stateless revision: the tool called."
             ),
         ],
         responses={
             200: OpenApiResponse(OpenApiTypes.OBJECT, description="A JSON-RPC response or error."),
+            404: OpenApiResponse(OpenApiTypes.OBJECT, description="Stateless revision: unknown method."),
             202: OpenApiResponse(description="A notification or response was accepted."),
             400: OpenApiResponse(
                 OpenApiTypes.OBJECT,
-                description="JSON-RPC parse error, invalid request or unsupported protocol version.",
+                description="JSON-RPC parse error, invalid request or unsupported protocol version; in "
+                "the stateless revision also invalid params and headers that contradict the body.",
             ),
         },
         tags=["tools"],
@@ -96,8 +105,8 @@ class McpApi(TenantAPIView):
         except ParseError as exc:
             reply = mcp_parse_error(str(exc.detail))
         else:
-            version = request.headers.get(PROTOCOL_VERSION_HEADER)
-            reply = mcp_handle(caller=self._caller(request), payload=payload, protocol_version=version)
+            headers = {name.lower(): value for name, value in request.headers.items()}
+            reply = mcp_handle(caller=self._caller(request), payload=payload, headers=headers)
         response = Response(reply.body, status=reply.status)
         if reply.replayed:
             response["Idempotent-Replayed"] = "true"
@@ -110,6 +119,7 @@ class McpApi(TenantAPIView):
             actor=actor_of(request),
             request_id=request.request_id,
             idempotency_header=request.headers.get("Idempotency-Key"),
+            base_url=request.build_absolute_uri("/").rstrip("/"),
         )
 
 

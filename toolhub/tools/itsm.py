@@ -214,7 +214,7 @@ def user_role_grant(client, args: dict) -> dict:
 
 
 tool_define(
-    "itsm.user.role.grant",
+    "itsm.user_role.grant",
     "Grant a user a role",
     "Give a user one role of the ITSM instance (a sys_user_has_role record), by the sys_ids of the "
     "user (sys_user) and the role (sys_user_role). Needs the instance's user_admin or admin role.",

@@ -201,7 +201,7 @@ OPERATION = {
     "attachment; delete, export, administer or restrict_content space; archive page.",
 }
 tool_define(
-    "wiki.space.permission.add",
+    "wiki.space_permission.add",
     "Grant a permission in a space",
     "Give a user or a group one permission in a space (read it, create or delete pages, blog posts, "
     "comments or attachments, export it, administer it, ...). Needs the space's Admin permission.",
