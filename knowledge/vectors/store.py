@@ -9,13 +9,13 @@ from dataclasses import dataclass
 import numpy as np
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.db.models import Q
+from django.db.models import Q, QuerySet
 from django.db.models.constants import LOOKUP_SEP
 
 from core.models import Tenant
 from knowledge.fields import FLOAT32
 from knowledge.models import Chunk, Document
-from knowledge.vectors.audience import audience_tags, audience_visible, readers_tags, readers_visible
+from knowledge.vectors.audience import audience_tags, readers_tags
 from knowledge.vectors.prefixes import url_key, url_prefix
 from knowledge.vectors.ranking import nearest
 
@@ -195,20 +195,19 @@ def chunks_search(
     model: str,
     top_k: int,
     platform_types: Sequence[str] | None = None,
-    audience: Sequence[str] | None = None,
+    documents: QuerySet[Document] | None = None,
 ) -> list[Hit]:
-    """The tenant's `top_k` chunks of embedding `model` nearest to `vector`, best first.
-    `audience` None: no audience or readers filter (the caller may see all of the tenant's
-    knowledge); a list of groups: those groups' chunks and everyone's ([] sees only everyone's),
-    and of those only the ones without readers or with one of the groups among their readers."""
+    """The tenant's `top_k` chunks of embedding `model` nearest to `vector`, best first, among the
+    chunks of `documents` (the documents the caller may read, `knowledge.selectors.
+    documents_readable`; None: every document of the tenant)."""
     query = embedding_check(vector)
     if top_k < 1:
         raise ValueError("top_k is at least 1.")
     candidates = Chunk.objects.filter(tenant=tenant, model=model, dimension=query.size)
     if platform_types is not None:
         candidates = candidates.filter(document__platform_type__in=list(platform_types))
-    if audience is not None:
-        candidates = candidates.filter(audience_visible(audience) & readers_visible(audience))
+    if documents is not None:
+        candidates = candidates.filter(document__in=documents)
     return [_hit(chunk, score) for chunk, score in nearest(candidates, query, top_k)]
 
 

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from knowledge.models import Chunk, Document
+from knowledge.selectors import documents_readable
 from knowledge.vectors.store import chunks_search
 from tests.factories import make_document, make_searchable_document
 
@@ -21,7 +22,8 @@ def axis(i: int) -> np.ndarray:
 
 
 def visible(tenant, audience) -> list[str]:
-    hits = chunks_search(tenant=tenant, vector=axis(0), model="test-model", top_k=10, audience=audience)
+    readable = documents_readable(tenant=tenant, audience=audience)
+    hits = chunks_search(tenant=tenant, vector=axis(0), model="test-model", top_k=10, documents=readable)
     return sorted(hit.chunk for hit in hits)
 
 

@@ -9,7 +9,7 @@ from django.db import IntegrityError
 
 from core.audit import system_actor
 from knowledge.models import Chunk, Document
-from knowledge.selectors import document_find
+from knowledge.selectors import document_find, documents_readable
 from knowledge.vectors.store import (
     chunks_count,
     chunks_search,
@@ -36,8 +36,11 @@ def toward(i: int, j: int, weight: float) -> np.ndarray:
 
 
 def search(tenant, vector, **options) -> list:
+    """`audience`: the documents a query naming those groups may read (`documents_readable`)."""
     options.setdefault("model", "test-model")
     options.setdefault("top_k", 5)
+    if "audience" in options:
+        options["documents"] = documents_readable(tenant=tenant, audience=options.pop("audience"))
     return chunks_search(tenant=tenant, vector=vector, **options)
 
 

@@ -75,6 +75,7 @@ def call_tool(client, name: str, arguments: dict, *, key: str | None = None, **h
 
 HANDSHAKE = ["2025-03-26", "2025-06-18", "2025-11-25"]
 STATELESS = "2026-07-28"
+CAPABILITIES = {"tools": {"listChanged": False}, "resources": {"subscribe": False, "listChanged": False}}
 INITIALIZE = {
     "protocolVersion": "2025-06-18",
     "capabilities": {},
@@ -190,6 +191,7 @@ def test_a_request_whose_id_is_not_a_string_or_number_is_invalid_not_a_notificat
 
 def test_an_unknown_method_is_not_found(agent):
     rpc_error(rpc(agent, "prompts/list", id="r1"), 200, -32601, id="r1")
+    rpc_error(rpc(agent, "resources/subscribe", {"uri": "kb://documents/x"}, id="r2"), 200, -32601, id="r2")
 
 
 def test_an_unknown_cursor_is_invalid_params(agent):
@@ -218,9 +220,9 @@ def test_params_of_the_wrong_shape_are_invalid_params(agent, method, params):
 def test_initialize_agrees_to_a_version_it_speaks(agent, version):
     result = result_of(rpc(agent, "initialize", INITIALIZE | {"protocolVersion": version}))
     assert result["protocolVersion"] == version
-    assert result["capabilities"] == {"tools": {"listChanged": False}}
+    assert result["capabilities"] == CAPABILITIES
     assert result["serverInfo"]["name"] == "integration-platform"
-    assert "knowledge.documents.search" in result["instructions"]
+    assert "kb://documents/{document_id}" in result["instructions"]
 
 
 @pytest.mark.parametrize("version", ["2024-11-05", "2099-01-01"])
@@ -419,7 +421,7 @@ def stateless(client, method: str, params: dict | None = None, *, name: str | No
 def test_discover_names_every_version_and_what_the_server_offers(agent):
     result = result_of(stateless(agent, "server/discover"))
     assert result["supportedVersions"] == [*HANDSHAKE, STATELESS]
-    assert result["capabilities"] == {"tools": {"listChanged": False}}
+    assert result["capabilities"] == CAPABILITIES
     assert result["_meta"]["io.modelcontextprotocol/serverInfo"]["name"] == "integration-platform"
     assert result["resultType"] == "complete" and result["cacheScope"] == "private" and result["ttlMs"] == 0
 

@@ -19,6 +19,7 @@ from mcp import types
 from mcp.shared.inbound import ERROR_CODE_HTTP_STATUS, InboundLadderRejection, classify_inbound_request
 from pydantic import BaseModel, ValidationError
 
+from toolhub.mcp.resources import resource_read, resource_templates_list, resources_list
 from toolhub.mcp.tools import tools_call, tools_list
 from toolhub.mcp.wire import (
     HANDSHAKE_VERSIONS,
@@ -41,7 +42,7 @@ from toolhub.mcp.wire import (
 INSTRUCTIONS = (
     "Tools act on the organisation's IT systems with the caller's permissions; write, destructive "
     "and admin tools may wait for a person's approval. knowledge.documents.search finds passages of "
-    "the knowledge base by meaning."
+    "the knowledge base by meaning; its documents are resources (kb://documents/{document_id})."
 )
 
 
@@ -140,6 +141,7 @@ def _unsupported(request_id, requested: str) -> McpReply:
 def _capabilities() -> types.ServerCapabilities:
     return types.ServerCapabilities(
         tools=types.ToolsCapability(list_changed=False),
+        resources=types.ResourcesCapability(subscribe=False, list_changed=False),
     )
 
 
@@ -177,4 +179,7 @@ _METHODS: dict[str, Callable[[McpCaller, McpRequest], tuple[BaseModel, bool]]] =
     "server/discover": _discover,
     "tools/list": tools_list,
     "tools/call": tools_call,
+    "resources/list": resources_list,
+    "resources/templates/list": resource_templates_list,
+    "resources/read": resource_read,
 }
