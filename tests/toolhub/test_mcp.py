@@ -356,9 +356,6 @@ def test_the_same_key_for_another_call_is_a_tool_error(agent, knowledge_connecti
 
 def test_a_gated_call_waits_for_approval_as_in_rest(agent, tenant, knowledge_connection):
     ApprovalPolicy.objects.create(tenant=tenant, gated_risk_levels=[], always_gate=["knowledge.*"])
-    without_key = call_tool(agent, SEARCH, {"query": "VPN"})
-    assert without_key["isError"] is True
-    assert without_key["structuredContent"]["code"] == "INVALID_INPUT"
     result = call_tool(agent, SEARCH, {"query": "VPN"}, key="gated-1")
     assert result["isError"] is True
     error = result["structuredContent"]

@@ -85,7 +85,7 @@ def approval_gate(*, approval: Approval | None) -> None:
         raise ApprovalExpired("The approval of this call no longer exists.")
     approval = approval_expire_if_due(approval=approval)
     if approval.status == Approval.Status.PENDING:
-        raise ApprovalRequired(approval, message="This call is still waiting for approval.")
+        raise ApprovalRequired(approval, waiting=True)
     if approval.status == Approval.Status.REJECTED:
         raise ApprovalRejected(
             "This call was rejected by an approver.",
