@@ -153,7 +153,11 @@ OAUTH2_PROVIDER = {
     "COMPLIANT_BCP_RFC9700_IMPLICIT_GRANT": True,  # no implicit grant
     "COMPLIANT_BCP_RFC9700_PASSWORD_GRANT": True,  # no resource-owner password grant
     "COMPLIANT_BCP_RFC9700_AUTHZ_RESPONSE_ISS": True,  # `iss` on the authorization response (RFC 9207)
-    "ALLOWED_REDIRECT_URI_SCHEMES": ["https"],  # an authorization code never travels in plain text
+    # An authorization code never travels in plain text, but to a loopback address, where a native
+    # application listens on a port of its choosing (RFC 8252 section 7.3): OAuthClient lets http
+    # through for the clients that registered a loopback address, and only to it.
+    "ALLOWED_REDIRECT_URI_SCHEMES": ["https"],
+    "ALLOW_LOCALHOST_LOOPBACK": True,  # "localhost" too matches on any port (DESIGN section 16)
 }
 
 REDIS_URL = env("REDIS_URL", default=None)

@@ -7,6 +7,7 @@ from __future__ import annotations
 from django.utils import timezone
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from oauth2_provider.oauth2_backends import get_oauthlib_core
+from oauth2_provider.www_authenticate import build_bearer_challenge
 from rest_framework.authentication import BaseAuthentication, get_authorization_header
 from rest_framework_simplejwt.authentication import JWTAuthentication
 from rest_framework_simplejwt.exceptions import InvalidToken, TokenError
@@ -65,9 +66,11 @@ class OAuthTokenAuthentication(BaseAuthentication):
         )
         principal = oauth_token_principal(checked.access_token) if valid else None
         if principal is None:
-            raise NotAuthenticated(
-                "Invalid or expired access token.", headers={"WWW-Authenticate": BEARER_CHALLENGE}
-            )
+            # The library says why when it knows (a token bound to another resource, RFC 8707).
+            error = getattr(checked, "oauth2_error", None) or {"error": "invalid_token"}
+            message = error.get("error_description") or "Invalid or expired access token."
+            challenge = build_bearer_challenge(request, error, realm="api", resource_metadata_url=None)
+            raise NotAuthenticated(str(message), headers={"WWW-Authenticate": challenge})
         return (principal, principal)
 
     def authenticate_header(self, request):

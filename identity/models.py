@@ -11,12 +11,13 @@ import uuid
 from django.contrib.auth.models import AbstractUser
 from django.db import models
 from django.utils import timezone
-from oauth2_provider.models import AbstractApplication
+from oauth2_provider.models import AbstractApplication, redirect_to_uri_allowed
 from oauthlib.oauth2.rfc6749 import errors as oauth_errors
 
 from core.gencache import GenerationQuerySet
 from core.models import Tenant, TenantOwnedQuerySet
 from identity.authcache import API_KEYS, USAGE_FIELDS
+from identity.redirects import is_loopback
 
 
 class ApiKeyQuerySet(TenantOwnedQuerySet, GenerationQuerySet):
@@ -246,13 +247,37 @@ class OAuthClient(AbstractApplication):
         return self.redirect_uris[0]
 
     def redirect_uri_allowed(self, uri: str) -> bool:
-        return uri in self.redirect_uris  # matched exactly (named-endpoints 5.1)
+        """Matched exactly (named-endpoints 5.1), but that a loopback redirect URI matches on any
+        port (RFC 8252 section 7.3): the library's matching, fed this client's list."""
+        return redirect_to_uri_allowed(uri, list(self.redirect_uris))
+
+    def get_allowed_schemes(self) -> list[str]:
+        """The schemes the library may redirect to for this client: http only for loopback ones."""
+        return ["https", "http"] if any(is_loopback(uri) for uri in self.redirect_uris) else ["https"]
 
     def origin_allowed(self, origin) -> bool:
         return origin in self.allowed_origins
 
     def clean(self) -> None:
         """Checked by identity.services.oauth (the library's checks read its text fields)."""
+
+
+class OAuthCodeUse(models.Model):
+    """An authorization code that was exchanged, and what the exchange issued: the same code
+    presented again means it leaked, and the tokens it issued are revoked (RFC 6749 section 4.1.2).
+    Codes and tokens are kept only as their SHA-256, as the library keeps tokens."""
+
+    code_hash = models.CharField(max_length=64, unique=True)
+    client = models.ForeignKey(OAuthClient, on_delete=models.CASCADE, related_name="+")
+    access_token_hash = models.CharField(max_length=64)
+    token_family = models.UUIDField(null=True, blank=True)  # the refresh tokens descended from it
+    created_at = models.DateTimeField(default=timezone.now, db_index=True)
+
+    class Meta:
+        verbose_name = "OAuth code use"
+
+    def __str__(self) -> str:
+        return f"code {self.code_hash[:12]}… of {self.client_id}"
 
 
 class ServiceAccount(models.Model):

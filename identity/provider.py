@@ -11,7 +11,7 @@ from types import SimpleNamespace
 from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
-from oauth2_provider.models import get_refresh_token_model
+from oauth2_provider.models import get_access_token_model, get_refresh_token_model, revoke_access_token
 from oauth2_provider.oauth2_validators import OAuth2Validator
 from oauth2_provider.scopes import BaseScopes
 from oauthlib.oauth2 import (
@@ -20,6 +20,8 @@ from oauthlib.oauth2 import (
     BearerToken,
     ClientCredentialsGrant,
     IntrospectEndpoint,
+    InvalidRequestError,
+    InvalidRequestFatalError,
     RefreshTokenGrant,
     ResourceEndpoint,
     RevocationEndpoint,
@@ -30,7 +32,7 @@ from core.api.request_id import current_request_id
 from core.audit import audit_record
 from core.scopes import AREA_WILDCARDS, SCOPES
 from identity.keys import OAUTH_REFRESH_PREFIX, OAUTH_TOKEN_PREFIX, random_token
-from identity.models import OAuthClient, ServiceAccount
+from identity.models import OAuthClient, OAuthCodeUse, ServiceAccount
 from identity.netaddr import ip_allowed
 
 GRANT_TYPES = ("authorization_code", "client_credentials", "refresh_token")
@@ -61,6 +63,8 @@ class Server(AuthorizationEndpoint, IntrospectEndpoint, TokenEndpoint, ResourceE
 
     def __init__(self, request_validator, token_generator=None, refresh_token_generator=None, **kwargs):
         code = AuthorizationCodeGrant(request_validator)
+        code.custom_validators.pre_auth.append(_redirect_uri_named)
+        code.custom_validators.post_auth.append(_s256_only)
         bearer = BearerToken(
             request_validator, token_generator, _access_token_lifetime, refresh_token_generator
         )
@@ -78,6 +82,22 @@ class Server(AuthorizationEndpoint, IntrospectEndpoint, TokenEndpoint, ResourceE
         ResourceEndpoint.__init__(self, default_token="Bearer", token_types={"Bearer": bearer})  # noqa: S106
         RevocationEndpoint.__init__(self, request_validator)
         IntrospectEndpoint.__init__(self, request_validator)
+
+
+def _redirect_uri_named(request) -> dict:
+    """The exchange must repeat the request's redirect URI (RFC 6749 section 4.1.3), so every
+    authorization request names one, which a public client's exchange can then be held to."""
+    if request.using_default_redirect_uri:
+        raise InvalidRequestFatalError(description="redirect_uri is required.", request=request)
+    return {}
+
+
+def _s256_only(request) -> dict:
+    """PKCE with S256 (RFC 9700 section 2.1.1), refused while the request is checked: before the
+    person signs in or sees the consent page, not after."""
+    if request.code_challenge_method != "S256":
+        raise InvalidRequestError(description='PKCE needs code_challenge_method "S256".', request=request)
+    return {}
 
 
 class ClientScopes(BaseScopes):
@@ -108,7 +128,7 @@ class Validator(OAuth2Validator):
         if super().validate_refresh_token(refresh_token, client, request, *args, **kwargs):
             issued = request.refresh_token_instance.created
             return (timezone.now() - issued).total_seconds() < lifetime(client, "refreshTokenLifetime")
-        checksum = hashlib.sha256(refresh_token.encode()).hexdigest()
+        checksum = _digest(refresh_token)
         reused = get_refresh_token_model().objects.filter(
             token_checksum=checksum, application=client, revoked__isnull=False
         )
@@ -117,9 +137,22 @@ class Validator(OAuth2Validator):
             _audit(client, request, "OAUTH_REFRESH_TOKEN_REUSED", {"familyRevoked": True}, status="failure")
         return False
 
+    def validate_code(self, client_id, code, client, request, *args, **kwargs):
+        if super().validate_code(client_id, code, client, request, *args, **kwargs):
+            return True
+        used = OAuthCodeUse.objects.filter(code_hash=_digest(code), client=client).first()
+        if used is not None:
+            # A code exchanged a second time leaked: what its first exchange issued is revoked.
+            with transaction.atomic():
+                _code_tokens_revoke(used)
+                _audit(client, request, "OAUTH_CODE_REUSED", {"tokensRevoked": True}, status="failure")
+        return False
+
     @transaction.atomic
     def save_bearer_token(self, token, request, *args, **kwargs):
         super().save_bearer_token(token, request, *args, **kwargs)
+        if request.grant_type == "authorization_code":
+            _code_use_record(request, token)
         _note_use(request.client, _ip(request), ok=True)
         details = {"scopes": token.get("scope", "").split(), "expiresIn": token.get("expires_in")}
         if request.user is not None:
@@ -129,6 +162,31 @@ class Validator(OAuth2Validator):
     def revoke_token(self, token, token_type_hint, request, *args, **kwargs):
         super().revoke_token(token, token_type_hint, request, *args, **kwargs)
         _audit(request.client, request, "OAUTH_TOKEN_REVOKED", {"tokenTypeHint": token_type_hint})
+
+
+def _digest(value: str) -> str:
+    return hashlib.sha256(value.encode()).hexdigest()
+
+
+def _code_use_record(request, token: dict) -> None:
+    refresh = token.get("refresh_token")
+    family = None
+    if refresh:
+        issued = get_refresh_token_model().objects.filter(token_checksum=_digest(refresh)).first()
+        family = issued.token_family if issued else None
+    OAuthCodeUse.objects.create(
+        code_hash=_digest(request.code),
+        client=request.client,
+        access_token_hash=_digest(token["access_token"]),
+        token_family=family,
+    )
+
+
+def _code_tokens_revoke(used: OAuthCodeUse) -> None:
+    access = get_access_token_model().objects.filter(token_checksum=used.access_token_hash).first()
+    if access is not None:
+        revoke_access_token(access)
+    get_refresh_token_model().revoke_family(used.token_family)
 
 
 def _ip(request) -> str | None:

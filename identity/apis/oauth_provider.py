@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import io
 import json
-from urllib.parse import urlencode
+from urllib.parse import urlencode, urlsplit
 
 from django.conf import settings
 from django.http import HttpResponse
@@ -18,6 +18,7 @@ from oauth2_provider.views import AuthorizationView, IntrospectTokenView
 from oauth2_provider.views.mixins import OAuthLibMixin
 from oauthlib.common import Request as OAuthlibRequest
 from oauthlib.oauth2 import AccessDeniedError
+from oauthlib.oauth2.rfc6749.errors import CustomOAuth2Error
 from rest_framework import serializers
 from rest_framework.authentication import BasicAuthentication
 from rest_framework.exceptions import APIException, AuthenticationFailed
@@ -109,8 +110,18 @@ class OAuthTokenApi(ProviderApi):
         auth=[],
     )
     def post(self, request):
-        if not _single(request.data, "grant_type"):
+        grant_type = _single(request.data, "grant_type")
+        if not grant_type:
             raise OAuthError("invalid_request", "grant_type is required.")
+        if grant_type == "authorization_code" and not _single(request.data, "redirect_uri"):
+            # Every authorization request carries one (OAuthAuthorizeView), so every exchange must
+            # repeat it (RFC 6749 section 4.1.3).
+            raise OAuthError(
+                "invalid_request", "redirect_uri is required: repeat the authorization request's."
+            )
+        foreign = resource_elsewhere(request, _every(request.data, "resource"))
+        if foreign is not None:
+            raise OAuthError("invalid_target", f"The resource {foreign!r} is not served here.")
         _uri, headers, body, status = self.create_token_response(request)
         if status == 401:
             _denied(request)
@@ -214,20 +225,68 @@ class OAuthIntrospectApi(ProviderApi):
 
 class OAuthAuthorizeView(AuthorizationView):
     """The consent page: a member of the client's tenant signs in and allows or denies the
-    application the scopes it asks for, within what the member's roles allow."""
+    application the scopes it asks for, within what the member's roles allow.
+
+    A request the library or this service refuses (`plain` PKCE, no `redirect_uri`: the checks
+    of identity.provider.Server; a resource served elsewhere, ...) is refused before the sign-in
+    page, not after it."""
 
     template_name = "oauth/authorize.html"
     login_url = reverse_lazy("oauth-login")
 
+    def dispatch(self, request, *args, **kwargs):
+        if request.method == "GET" and not request.user.is_authenticated:
+            try:
+                self._request_checked(request)
+            except OAuthToolkitError as error:
+                return self.error_response(error, application=None)
+        return super().dispatch(request, *args, **kwargs)
+
     def validate_authorization_request(self, request):
-        scopes, credentials = super().validate_authorization_request(request)
+        scopes, credentials = self._request_checked(request)
         _member_may_allow(request.user, credentials, scopes)
         return scopes, credentials
+
+    def _request_checked(self, request):
+        """The library's checks, then that every resource asked for is on this service."""
+        scopes, credentials = super().validate_authorization_request(request)
+        foreign = resource_elsewhere(request, request.GET.getlist("resource"))
+        if foreign is not None:
+            error = CustomOAuth2Error(
+                error="invalid_target",
+                description=f"The resource {foreign!r} is not served here.",
+                state=credentials.get("state"),
+            )
+            raise OAuthToolkitError(error=error, redirect_uri=credentials["redirect_uri"])
+        return scopes, credentials
+
+    def error_response(self, error, application, **kwargs):
+        """The library names no client for errors found while checking the request; the client
+        named in it decides where the browser may be sent back (loopback http, RFC 8252)."""
+        named = getattr(error.oauthlib_error, "client_id", None)
+        if application is None and named:
+            application = OAuthClient.objects.filter(client_id=named).first()
+        return super().error_response(error, application, **kwargs)
 
     def create_authorization_response(self, request, scopes, credentials, allow):
         if allow:  # the form's hidden fields come back from the browser: check them again
             _member_may_allow(request.user, credentials, scopes.split())
         return super().create_authorization_response(request, scopes, credentials, allow)
+
+
+def resource_elsewhere(request, resources: list[str]) -> str | None:
+    """The first RFC 8707 resource that is not on this service's origin (a token is only ever
+    for this service's own endpoints), or None."""
+    here = urlsplit(request.build_absolute_uri("/"))
+    for resource in resources:
+        try:
+            there = urlsplit(resource)
+            same = (there.scheme, there.netloc.lower()) == (here.scheme, here.netloc.lower())
+        except ValueError:
+            same = False
+        if not same:
+            return resource
+    return None
 
 
 def _member_may_allow(user, credentials: dict, scopes: list[str]) -> None:
@@ -253,8 +312,12 @@ def _answer(request, headers: dict, body: str | None, status: int) -> HttpRespon
     return _no_store(response)
 
 
+def _every(form, name: str) -> list[str]:
+    return [v for v in (form.getlist(name) if hasattr(form, "getlist") else [form.get(name)]) if v]
+
+
 def _single(form, name: str) -> str | None:
-    values = [v for v in (form.getlist(name) if hasattr(form, "getlist") else [form.get(name)]) if v]
+    values = _every(form, name)
     if len(values) > 1:
         raise OAuthError("invalid_request", f"{name} was given more than once.")
     return values[0] if values else None
