@@ -158,6 +158,11 @@ OAUTH2_PROVIDER = {
     # through for the clients that registered a loopback address, and only to it.
     "ALLOWED_REDIRECT_URI_SCHEMES": ["https"],
     "ALLOW_LOCALHOST_LOOPBACK": True,  # "localhost" too matches on any port (DESIGN section 16)
+    # What the metadata documents (RFC 8414, RFC 9728) say the provider serves.
+    "OAUTH2_RESPONSE_TYPES_SUPPORTED": ["code"],
+    "OAUTH2_GRANT_TYPES_SUPPORTED": ["authorization_code", "client_credentials", "refresh_token"],
+    "OAUTH2_TOKEN_ENDPOINT_AUTH_METHODS_SUPPORTED": ["client_secret_basic", "client_secret_post", "none"],
+    "OAUTH2_PROTECTED_RESOURCE_BEARER_METHODS_SUPPORTED": ["header"],
 }
 
 REDIS_URL = env("REDIS_URL", default=None)

@@ -101,12 +101,15 @@ def _s256_only(request) -> dict:
 
 
 class ClientScopes(BaseScopes):
-    """This service's scopes; a client may ask for those on its record, and gets them all by default."""
+    """This service's scopes; a client may ask for those on its record, and gets them all by default.
+    Without a client (the metadata documents), the scopes one may ask for by name."""
 
     def get_all_scopes(self):
         return {scope: scope for scope in (*SCOPES, *AREA_WILDCARDS)}
 
     def get_available_scopes(self, application=None, request=None, *args, **kwargs):
+        if application is None:
+            return [scope for scope in SCOPES if scope != "*"]
         return list(application.scopes)
 
     def get_default_scopes(self, application=None, request=None, *args, **kwargs):

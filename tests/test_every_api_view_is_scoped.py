@@ -6,9 +6,10 @@ from django.urls import URLPattern, URLResolver, get_resolver
 from core.api import handlers
 from core.api.docs import RedocView, SchemaView, SwaggerView
 from core.api.views import PublicAPIView, TenantAPIView, TenantViewSet
-from identity.apis import auth, oauth_provider
+from identity.apis import auth, metadata, oauth_provider
 from identity.apis.api_keys import ApiKeyPublicValidateApi
 from ops.apis import health
+from toolhub.apis.mcp import McpResourceMetadataApi
 
 PUBLIC_VIEWS = {
     health.HealthApi,
@@ -21,6 +22,9 @@ PUBLIC_VIEWS = {
     oauth_provider.OAuthIntrospectApi,
     oauth_provider.OAuthAuthorizeView,  # the consent page: the user's browser session, sign-in first
     LoginView,  # the consent page's sign-in
+    metadata.AuthorizationServerMetadataApi,  # discovery (RFC 8414): a client has nothing else yet
+    metadata.OpenIdConfigurationApi,
+    McpResourceMetadataApi,  # RFC 9728: where a client without credentials learns how to get them
     ApiKeyPublicValidateApi,  # the key being checked is the credential; rate limited per address
     SchemaView,  # the schema and the docs' pages
     SwaggerView,
