@@ -163,6 +163,13 @@ OAUTH2_PROVIDER = {
     "OAUTH2_GRANT_TYPES_SUPPORTED": ["authorization_code", "client_credentials", "refresh_token"],
     "OAUTH2_TOKEN_ENDPOINT_AUTH_METHODS_SUPPORTED": ["client_secret_basic", "client_secret_post", "none"],
     "OAUTH2_PROTECTED_RESOURCE_BEARER_METHODS_SUPPORTED": ["header"],
+    # Clients that register themselves (RFC 7591, identity.apis.registration: public clients, no
+    # tenant) and clients known by the URL of their metadata document, fetched through the
+    # outbound guard (identity/cimd.py) and kept an hour.
+    "DCR_ENABLED": True,
+    "CIMD_ENABLED": True,
+    "CIMD_METADATA_FETCHER": "identity.cimd.MetadataDocumentFetcher",
+    "CIMD_METADATA_MAX_AGE_SECONDS": 3600,
 }
 
 REDIS_URL = env("REDIS_URL", default=None)
@@ -361,6 +368,7 @@ VECTOR_HNSW_EF_SEARCH = env.int("VECTOR_HNSW_EF_SEARCH", default=100)
 RATE_LIMIT_PER_KEY = env("RATE_LIMIT_PER_KEY", default="600/m")
 RATE_LIMIT_PER_TENANT = env("RATE_LIMIT_PER_TENANT", default="3000/m")
 RATE_LIMIT_LOGIN = env("RATE_LIMIT_LOGIN", default="20/m")
+RATE_LIMIT_CLIENT_REGISTRATION = env("RATE_LIMIT_CLIENT_REGISTRATION", default="20/h")
 IDEMPOTENCY_RETENTION_HOURS = env.int("IDEMPOTENCY_RETENTION_HOURS", default=24)
 APPROVAL_TTL_HOURS = env.int("APPROVAL_TTL_HOURS", default=24)
 # A running idempotent call may be taken over this long after its connector's worst-case time.

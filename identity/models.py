@@ -7,8 +7,10 @@ rows where they are."""
 from __future__ import annotations
 
 import uuid
+from urllib.parse import urlsplit
 
 from django.contrib.auth.models import AbstractUser
+from django.core.exceptions import ValidationError
 from django.db import models
 from django.utils import timezone
 from oauth2_provider.models import AbstractApplication, redirect_to_uri_allowed
@@ -16,8 +18,9 @@ from oauthlib.oauth2.rfc6749 import errors as oauth_errors
 
 from core.gencache import GenerationQuerySet
 from core.models import Tenant, TenantOwnedQuerySet
+from core.scopes import REGISTRABLE_SCOPES
 from identity.authcache import API_KEYS, USAGE_FIELDS
-from identity.redirects import is_loopback
+from identity.redirects import is_loopback, redirect_uri_problem
 
 
 class ApiKeyQuerySet(TenantOwnedQuerySet, GenerationQuerySet):
@@ -189,10 +192,14 @@ class OAuthClient(AbstractApplication):
     }
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="oauth_clients")
+    # None: a client that registered itself (RFC 7591) or is known by its metadata document's URL;
+    # each person's consent binds their grant to one of their tenants (identity.provider).
+    tenant = models.ForeignKey(
+        Tenant, on_delete=models.CASCADE, related_name="oauth_clients", null=True, blank=True
+    )
     name = models.CharField(max_length=255)
     description = models.TextField(max_length=2000, blank=True)
-    client_id = models.CharField(max_length=64, unique=True)
+    client_id = models.CharField(max_length=255, unique=True)  # a metadata document's URL fits
     client_type = models.CharField(max_length=16, choices=ClientType.choices, default=ClientType.CONFIDENTIAL)
     redirect_uris = models.JSONField(default=list, blank=True)
     grant_types = models.JSONField(default=list, blank=True)
@@ -238,7 +245,9 @@ class OAuthClient(AbstractApplication):
         return any(self._LIBRARY_GRANTS.get(g) in self.grant_types for g in grant_types)
 
     def is_usable(self, request) -> bool:
-        return self.status == self.Status.ACTIVE and self.tenant.status == Tenant.Status.ACTIVE
+        if self.status != self.Status.ACTIVE:
+            return False
+        return self.tenant_id is None or self.tenant.status == Tenant.Status.ACTIVE
 
     @property
     def default_redirect_uri(self) -> str:
@@ -259,7 +268,21 @@ class OAuthClient(AbstractApplication):
         return origin in self.allowed_origins
 
     def clean(self) -> None:
-        """Checked by identity.services.oauth (the library's checks read its text fields)."""
+        """The clients the library registers itself, from a client ID metadata document
+        (`oauth2_provider.cimd`), come with their redirect URIs as its text field and no grant
+        list: they are read into this model's lists and held to the rule every client is held to.
+        Clients registered through this service are checked by identity.services.oauth."""
+        if self.registration_source != self.RegistrationSource.CIMD:
+            return
+        if isinstance(self.redirect_uris, str):
+            self.redirect_uris = self.redirect_uris.split()
+        self.name = (self.name or urlsplit(self.client_id).hostname or self.client_id)[:255]
+        self.grant_types = ["authorization_code", "refresh_token"]
+        self.scopes = self.scopes or list(REGISTRABLE_SCOPES)
+        self.client_secret, self.hash_client_secret = "", False  # a public client has no secret
+        problems = [problem for problem in map(redirect_uri_problem, self.redirect_uris) if problem]
+        if problems:
+            raise ValidationError({"redirect_uris": problems})
 
 
 class OAuthCodeUse(models.Model):

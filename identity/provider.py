@@ -6,6 +6,7 @@ entries of issuance, denial, refresh-token reuse and revocation. docs/oauth.md d
 from __future__ import annotations
 
 import hashlib
+import uuid
 from types import SimpleNamespace
 
 from django.db import transaction
@@ -30,9 +31,10 @@ from oauthlib.oauth2 import (
 
 from core.api.request_id import current_request_id
 from core.audit import audit_record
-from core.scopes import AREA_WILDCARDS, SCOPES
+from core.models import Tenant
+from core.scopes import AREA_WILDCARDS, REGISTRABLE_SCOPES, SCOPES
 from identity.keys import OAUTH_REFRESH_PREFIX, OAUTH_TOKEN_PREFIX, random_token
-from identity.models import OAuthClient, OAuthCodeUse, ServiceAccount
+from identity.models import Membership, OAuthClient, OAuthCodeUse, ServiceAccount
 from identity.netaddr import ip_allowed
 
 GRANT_TYPES = ("authorization_code", "client_credentials", "refresh_token")
@@ -100,20 +102,52 @@ def _s256_only(request) -> dict:
     return {}
 
 
+# A client that belongs to no tenant (it registered itself) acts, for each person who allows it,
+# in the tenant that person chose on the consent page: the grant carries it as the scope
+# `tenant:<id>`, which the library keeps on the code, the tokens and every refresh of them.
+TENANT_SCOPE = "tenant:"
+
+
+def tenant_scope(tenant_id) -> str:
+    return f"{TENANT_SCOPE}{tenant_id}"
+
+
+def scope_tenant(scopes: list[str]) -> uuid.UUID | None:
+    """The tenant a grant is bound to, from its scopes (None: none, or more than one)."""
+    named = {scope[len(TENANT_SCOPE) :] for scope in scopes if scope.startswith(TENANT_SCOPE)}
+    if len(named) != 1:
+        return None
+    try:
+        return uuid.UUID(named.pop())
+    except ValueError:
+        return None
+
+
+def without_tenant(scopes: list[str]) -> list[str]:
+    return [scope for scope in scopes if not scope.startswith(TENANT_SCOPE)]
+
+
 class ClientScopes(BaseScopes):
     """This service's scopes; a client may ask for those on its record, and gets them all by default.
-    Without a client (the metadata documents), the scopes one may ask for by name."""
+    A client of no tenant may also carry the tenant of a person it acts for (the consent page
+    checks the person belongs to it). Without a client (the metadata documents): the scopes one may
+    ask for by name."""
 
     def get_all_scopes(self):
         return {scope: scope for scope in (*SCOPES, *AREA_WILDCARDS)}
 
     def get_available_scopes(self, application=None, request=None, *args, **kwargs):
         if application is None:
-            return [scope for scope in SCOPES if scope != "*"]
-        return list(application.scopes)
+            return list(REGISTRABLE_SCOPES)
+        scopes = list(application.scopes)
+        user = getattr(request, "user", None)
+        if application.tenant_id is None and getattr(user, "pk", None) is not None:
+            memberships = Membership.objects.filter(user_id=user.pk).values_list("tenant_id", flat=True)
+            scopes += [tenant_scope(tenant_id) for tenant_id in memberships]
+        return scopes
 
     def get_default_scopes(self, application=None, request=None, *args, **kwargs):
-        return list(application.scopes)
+        return list(application.scopes if application is not None else REGISTRABLE_SCOPES)
 
 
 class Validator(OAuth2Validator):
@@ -157,10 +191,11 @@ class Validator(OAuth2Validator):
         if request.grant_type == "authorization_code":
             _code_use_record(request, token)
         _note_use(request.client, _ip(request), ok=True)
-        details = {"scopes": token.get("scope", "").split(), "expiresIn": token.get("expires_in")}
+        scopes = token.get("scope", "").split()
+        details = {"scopes": without_tenant(scopes), "expiresIn": token.get("expires_in")}
         if request.user is not None:
-            details["userId"] = str(request.user.pk)
-        _audit(request.client, request, "OAUTH_TOKEN_ISSUED", details)
+            details["user"] = {"id": str(request.user.pk), "username": request.user.get_username()}
+        _audit(request.client, request, "OAUTH_TOKEN_ISSUED", details, tenant_id=scope_tenant(scopes))
 
     def revoke_token(self, token, token_type_hint, request, *args, **kwargs):
         super().revoke_token(token, token_type_hint, request, *args, **kwargs)
@@ -221,12 +256,17 @@ def _note_use(client, ip: str | None, *, ok: bool) -> None:
     OAuthClient.objects.filter(id=client.id, first_used_at__isnull=True).update(first_used_at=now)
 
 
-def _audit(client, request, action: str, details: dict, *, status: str = "success") -> None:
+def _audit(client, request, action: str, details: dict, *, status: str = "success", tenant_id=None) -> None:
+    """Into the client's tenant's trail; a client of no tenant's into the trail of the tenant its
+    grant is bound to (`tenant_id`), or the platform's when there is none."""
     account = getattr(client, "service_account", None)
     owner, kind = (account, "service_account") if account else (client, "oauth_client")
     who = {"type": kind, "id": str(owner.id), "name": owner.name}
+    tenant = client.tenant
+    if tenant is None and tenant_id is not None:
+        tenant = Tenant.objects.filter(id=tenant_id).first()
     audit_record(
-        tenant=client.tenant,
+        tenant=tenant,
         action=action,
         category="authentication",
         actor=who | {"email": "", "ipAddress": _ip(request)},

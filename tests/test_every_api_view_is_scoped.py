@@ -6,7 +6,7 @@ from django.urls import URLPattern, URLResolver, get_resolver
 from core.api import handlers
 from core.api.docs import RedocView, SchemaView, SwaggerView
 from core.api.views import PublicAPIView, TenantAPIView, TenantViewSet
-from identity.apis import auth, metadata, oauth_provider
+from identity.apis import auth, metadata, oauth_provider, registration
 from identity.apis.api_keys import ApiKeyPublicValidateApi
 from ops.apis import health
 from toolhub.apis.mcp import McpResourceMetadataApi
@@ -24,6 +24,7 @@ PUBLIC_VIEWS = {
     LoginView,  # the consent page's sign-in
     metadata.AuthorizationServerMetadataApi,  # discovery (RFC 8414): a client has nothing else yet
     metadata.OpenIdConfigurationApi,
+    registration.OAuthRegisterApi,  # RFC 7591: a client without an account; rate limited per address
     McpResourceMetadataApi,  # RFC 9728: where a client without credentials learns how to get them
     ApiKeyPublicValidateApi,  # the key being checked is the credential; rate limited per address
     SchemaView,  # the schema and the docs' pages

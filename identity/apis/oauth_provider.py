@@ -30,9 +30,10 @@ from core.api.parsers import read_limited
 from core.api.ratelimit import Bucket, rate_limit_hit
 from core.api.views import PublicAPIView
 from core.audit import client_ip
+from core.models import Tenant
 from identity.apis.fields import has_control, record, text
 from identity.models import OAuthClient
-from identity.provider import client_authentication_failed
+from identity.provider import client_authentication_failed, tenant_scope, without_tenant
 from identity.selectors import member_scopes
 
 
@@ -72,7 +73,7 @@ class ProviderApi(OAuthLibMixin, PublicAPIView):
             raise OAuthError("invalid_client", "Client authentication failed.", status=401)
 
     def handle_exception(self, exc):
-        return _no_store(_oauth_error_response(exc)) or super().handle_exception(exc)
+        return no_store(oauth_error_response(exc)) or super().handle_exception(exc)
 
 
 class OAuthTokenApi(ProviderApi):
@@ -210,7 +211,7 @@ class OAuthIntrospectApi(ProviderApi):
             ).exists()
         ):
             data = {"active": False}  # another tenant's token is none of this client's business
-        return _no_store(Response(data, status=answer.status_code))
+        return no_store(Response(data, status=answer.status_code))
 
     def _authenticated_client(self, request) -> OAuthClient:
         core = self.get_oauthlib_core()
@@ -225,7 +226,9 @@ class OAuthIntrospectApi(ProviderApi):
 
 class OAuthAuthorizeView(AuthorizationView):
     """The consent page: a member of the client's tenant signs in and allows or denies the
-    application the scopes it asks for, within what the member's roles allow.
+    application the scopes it asks for, within what the member's roles allow. A client of no
+    tenant (it registered itself, or is known by its metadata document) acts in the workspace the
+    person picks among theirs, with the scopes asked for that their roles there allow.
 
     A request the library or this service refuses (`plain` PKCE, no `redirect_uri`: the checks
     of identity.provider.Server; a resource served elsewhere, ...) is refused before the sign-in
@@ -244,8 +247,21 @@ class OAuthAuthorizeView(AuthorizationView):
 
     def validate_authorization_request(self, request):
         scopes, credentials = self._request_checked(request)
-        _member_may_allow(request.user, credentials, scopes)
+        client = OAuthClient.objects.get(client_id=credentials["client_id"])
+        if client.tenant_id is not None:
+            _member_may_allow(request.user, client, credentials, scopes)
+        elif not _workspaces(request.user):
+            _deny(credentials, "You are not a member of any workspace.")
         return scopes, credentials
+
+    def get_context_data(self, **kwargs):
+        context = super().get_context_data(**kwargs)
+        application = context.get("application")
+        if application is not None and application.tenant_id is None:
+            context["workspaces"] = _workspaces(self.request.user)
+        context["scopes"] = without_tenant(context.get("scopes") or [])
+        context["returns_to"] = urlsplit(context.get("redirect_uri") or "").netloc
+        return context
 
     def _request_checked(self, request):
         """The library's checks, then that every resource asked for is on this service."""
@@ -270,7 +286,11 @@ class OAuthAuthorizeView(AuthorizationView):
 
     def create_authorization_response(self, request, scopes, credentials, allow):
         if allow:  # the form's hidden fields come back from the browser: check them again
-            _member_may_allow(request.user, credentials, scopes.split())
+            client = OAuthClient.objects.get(client_id=credentials["client_id"])
+            if client.tenant_id is not None:
+                _member_may_allow(request.user, client, credentials, scopes.split())
+            else:
+                scopes = _bound_scopes(request, credentials, without_tenant(scopes.split()))
         return super().create_authorization_response(request, scopes, credentials, allow)
 
 
@@ -289,15 +309,35 @@ def resource_elsewhere(request, resources: list[str]) -> str | None:
     return None
 
 
-def _member_may_allow(user, credentials: dict, scopes: list[str]) -> None:
-    client = OAuthClient.objects.get(client_id=credentials["client_id"])
+def _member_may_allow(user, client: OAuthClient, credentials: dict, scopes: list[str]) -> None:
     allowed = member_scopes(user_id=user.pk, tenant_id=client.tenant_id, scopes=scopes)
     if allowed is None:
-        problem = "You are not a member of this application's workspace."
-    elif len(allowed) < len(scopes):
-        problem = "Your roles do not allow every scope this application asks for."
-    else:
-        return
+        _deny(credentials, "You are not a member of this application's workspace.")
+    if len(allowed) < len(scopes):
+        _deny(credentials, "Your roles do not allow every scope this application asks for.")
+
+
+def _bound_scopes(request, credentials: dict, scopes: list[str]) -> str:
+    """A client of no tenant: the workspace the person picked (one of theirs), and the scopes asked
+    for that their roles there allow, as the grant's scope (identity.provider.TENANT_SCOPE)."""
+    picked = request.POST.get("tenant", "")
+    tenant = next((t for t in _workspaces(request.user) if str(t.id) == picked), None)
+    if tenant is None:
+        _deny(credentials, "Pick one of your workspaces.")
+    allowed = member_scopes(user_id=request.user.pk, tenant_id=tenant.id, scopes=scopes) or []
+    if not allowed:
+        _deny(credentials, f"Your roles in {tenant.name} allow none of the scopes this application asks for.")
+    return " ".join([*allowed, tenant_scope(tenant.id)])
+
+
+def _workspaces(user) -> list[Tenant]:
+    """The active tenants the person belongs to, by name."""
+    return list(
+        Tenant.objects.filter(memberships__user_id=user.pk, status=Tenant.Status.ACTIVE).order_by("name")
+    )
+
+
+def _deny(credentials: dict, problem: str):
     error = AccessDeniedError(description=problem, state=credentials.get("state"))
     raise OAuthToolkitError(error=error, redirect_uri=credentials["redirect_uri"])
 
@@ -309,7 +349,7 @@ def _answer(request, headers: dict, body: str | None, status: int) -> HttpRespon
     if status == 401 and request.META.get("HTTP_AUTHORIZATION", "")[:6].lower() == "basic ":
         # RFC 6749 section 5.2: the challenge names the scheme the client authenticated with.
         response["WWW-Authenticate"] = 'Basic realm="oauth"'
-    return _no_store(response)
+    return no_store(response)
 
 
 def _every(form, name: str) -> list[str]:
@@ -323,7 +363,7 @@ def _single(form, name: str) -> str | None:
     return values[0] if values else None
 
 
-def _oauth_error_response(exc) -> Response | None:
+def oauth_error_response(exc) -> Response | None:
     if isinstance(exc, OAuthError):
         response = Response({"error": exc.error, "error_description": exc.description}, status=exc.status)
         if exc.status == 401:
@@ -342,7 +382,7 @@ def _oauth_error_response(exc) -> Response | None:
     return None
 
 
-def _no_store(response):
+def no_store(response):
     if response is not None:
         response["Cache-Control"] = "no-store"
         response["Pragma"] = "no-cache"
