@@ -6,6 +6,9 @@
   would be per process, so the service runs one process whatever `WEB_WORKERS` says; its threads
   share one cache, and the local-memory cache is thread-safe (DESIGN section 5: limits are exact on
   every configuration).
+- After the fork, once a worker has loaded the application, the embedding model starts loading in
+  the background (`post_worker_init`), so the first search does not wait for it and /health says
+  `degraded`, with the reason, until it is loaded.
 - Requests gunicorn refuses itself, before the application sees them (a request line longer than
   `limit_request_line`, too many or too large headers, a malformed request): gunicorn's own limits
   and its status codes, answered as JSON in the /api/v1 error envelope instead of its HTML page
@@ -26,6 +29,8 @@ from gunicorn.http import errors
 from gunicorn.workers.gthread import ThreadWorker
 from gunicorn.workers.sync import SyncWorker
 
+from knowledge.embeddings import embedding_model_warm_up
+
 # Settings read by gunicorn (every lowercase name below that gunicorn knows).
 wsgi_app = "config.wsgi:application"
 bind = f"127.0.0.1:{os.environ.get('PORT', '8000')}"
@@ -43,6 +48,10 @@ def _positive(name: str, default: int) -> int:
     if value < 1:
         raise ValueError(f"{name} must be at least 1, not {value}.")
     return value
+
+
+def post_worker_init(worker) -> None:
+    embedding_model_warm_up()
 
 
 threads = _positive("WEB_THREADS", 4)
