@@ -57,6 +57,10 @@ def test_each_domain_with_a_privileged_operation_has_one_admin_tool():
         ({"risk_level": "spicy"}, "risk level"),
         ({"key": "Bad Key"}, "key"),
         ({"key": "itsm.user.role.grant"}, "<domain>.<resource>.<verb>"),
+        (
+            {"output_schema": {"type": "object", "properties": {"a": {"type": ["string", "null"]}}}},
+            "nullable",
+        ),
         ({"implementations": {"wikispace": None}}, "connectors"),
     ],
 )
