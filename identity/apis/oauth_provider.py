@@ -115,8 +115,8 @@ class OAuthTokenApi(ProviderApi):
         if not grant_type:
             raise OAuthError("invalid_request", "grant_type is required.")
         if grant_type == "authorization_code" and not _single(request.data, "redirect_uri"):
-            # Every authorization request carries one (OAuthAuthorizeView), so every exchange must
-            # repeat it (RFC 6749 section 4.1.3).
+            # Every authorization request carries one (identity.provider.Server), so every
+            # exchange must repeat it (RFC 6749 section 4.1.3).
             raise OAuthError(
                 "invalid_request", "redirect_uri is required: repeat the authorization request's."
             )
@@ -268,12 +268,8 @@ class OAuthAuthorizeView(AuthorizationView):
         scopes, credentials = super().validate_authorization_request(request)
         foreign = resource_elsewhere(request, request.GET.getlist("resource"))
         if foreign is not None:
-            error = CustomOAuth2Error(
-                error="invalid_target",
-                description=f"The resource {foreign!r} is not served here.",
-                state=credentials.get("state"),
-            )
-            raise OAuthToolkitError(error=error, redirect_uri=credentials["redirect_uri"])
+            description = f"The resource {foreign!r} is not served here."
+            _redirect_error(CustomOAuth2Error(error="invalid_target", description=description), credentials)
         return scopes, credentials
 
     def error_response(self, error, application, **kwargs):
@@ -338,7 +334,13 @@ def _workspaces(user) -> list[Tenant]:
 
 
 def _deny(credentials: dict, problem: str):
-    error = AccessDeniedError(description=problem, state=credentials.get("state"))
+    _redirect_error(AccessDeniedError(description=problem), credentials)
+
+
+def _redirect_error(error, credentials: dict):
+    """Send the browser back to the client with `error`, naming the client so that its own schemes
+    decide where it may go (OAuthAuthorizeView.error_response)."""
+    error.state, error.client_id = credentials.get("state"), credentials.get("client_id")
     raise OAuthToolkitError(error=error, redirect_uri=credentials["redirect_uri"])
 
 

@@ -169,3 +169,20 @@ def test_the_console_shows_registered_clients_to_the_platform_only(agent, root, 
     owner.save()
     console.force_login(owner)
     assert agent["client_id"].encode() not in console.get("/admin/identity/oauthclient/").content
+
+
+def test_refusals_go_back_to_a_loopback_client(anon):
+    loopback = "http://127.0.0.1:51234/callback"
+    agent = register(anon, redirect_uris=["http://127.0.0.1/callback"]).json()
+    browser = Client()
+    browser.force_login(factories.make_user(None, [], username="nobody"))
+    query = {"response_type": "code", "client_id": agent["client_id"], "redirect_uri": loopback,
+             "state": "s9", "code_challenge": CHALLENGE, "code_challenge_method": "S256"}  # fmt: skip
+    for extra, error in (
+        ({}, "access_denied"),
+        ({"resource": "https://elsewhere.example/mcp"}, "invalid_target"),
+    ):
+        page = browser.get("/oauth/authorize?" + urlencode(query | extra))
+        assert page.status_code == 302 and page["Location"].startswith(loopback), page.content[:300]
+        answer = parse_qs(urlsplit(page["Location"]).query)
+        assert answer["error"] == [error] and answer["state"] == ["s9"]
