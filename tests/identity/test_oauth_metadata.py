@@ -37,6 +37,8 @@ def test_the_metadata_names_the_endpoints_and_rules(anon, path):
         "scopes_supported"
     ]
     assert document["authorization_response_iss_parameter_supported"] is True
+    assert document["registration_endpoint"] == f"{BASE}/oauth/register"
+    assert document["client_id_metadata_document_supported"] is True
 
 
 def test_the_issuer_is_the_one_authorization_responses_carry(anon, as_owner, tenant):
