@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import uuid
 from types import SimpleNamespace
+from urllib.parse import urlsplit
 
 from django.db import transaction
 from django.db.models import F
@@ -125,6 +126,21 @@ def scope_tenant(scopes: list[str]) -> uuid.UUID | None:
 
 def without_tenant(scopes: list[str]) -> list[str]:
     return [scope for scope in scopes if not scope.startswith(TENANT_SCOPE)]
+
+
+def resource_elsewhere(request, resources: list[str]) -> str | None:
+    """The first RFC 8707 resource that is not on this service's origin (a token is only ever
+    for this service's own endpoints), or None."""
+    here = urlsplit(request.build_absolute_uri("/"))
+    for resource in resources:
+        try:
+            there = urlsplit(resource)
+            same = (there.scheme, there.netloc.lower()) == (here.scheme, here.netloc.lower())
+        except ValueError:
+            same = False
+        if not same:
+            return resource
+    return None
 
 
 class ClientScopes(BaseScopes):

@@ -2,7 +2,7 @@ from django.contrib.auth.views import LoginView
 from django.urls import include, path
 from rest_framework.routers import SimpleRouter
 
-from identity.apis import api_keys, auth, metadata, oauth, oauth_provider, realms, registration
+from identity.apis import api_keys, auth, consent, metadata, oauth, oauth_provider, realms, registration
 
 # The documented paths have no trailing slash and take any id text (the views answer 400 for a bad one).
 router = SimpleRouter(trailing_slash=False, use_regex_path=False)
@@ -16,7 +16,7 @@ provider_urls = [
     path("oauth/token", oauth_provider.OAuthTokenApi.as_view(), name="token"),
     path("oauth/revoke", oauth_provider.OAuthRevokeApi.as_view(), name="revoke-token"),
     path("oauth/introspect", oauth_provider.OAuthIntrospectApi.as_view(), name="introspect"),
-    path("oauth/authorize", oauth_provider.OAuthAuthorizeView.as_view(), name="authorize"),
+    path("oauth/authorize", consent.OAuthAuthorizeView.as_view(), name="authorize"),
     path("oauth/register", registration.OAuthRegisterApi.as_view(), name="dcr-register"),
     path(
         ".well-known/oauth-authorization-server",

@@ -6,7 +6,7 @@ from django.urls import URLPattern, URLResolver, get_resolver
 from core.api import handlers
 from core.api.docs import RedocView, SchemaView, SwaggerView
 from core.api.views import PublicAPIView, TenantAPIView, TenantViewSet
-from identity.apis import auth, metadata, oauth_provider, registration
+from identity.apis import auth, consent, metadata, oauth_provider, registration
 from identity.apis.api_keys import ApiKeyPublicValidateApi
 from ops.apis import health
 from toolhub.apis.mcp import McpResourceMetadataApi
@@ -20,7 +20,7 @@ PUBLIC_VIEWS = {
     oauth_provider.OAuthTokenApi,  # client authentication is the request itself (RFC 6749)
     oauth_provider.OAuthRevokeApi,
     oauth_provider.OAuthIntrospectApi,
-    oauth_provider.OAuthAuthorizeView,  # the consent page: the user's browser session, sign-in first
+    consent.OAuthAuthorizeView,  # the consent page: the user's browser session, sign-in first
     LoginView,  # the consent page's sign-in
     metadata.AuthorizationServerMetadataApi,  # discovery (RFC 8414): a client has nothing else yet
     metadata.OpenIdConfigurationApi,

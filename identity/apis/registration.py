@@ -16,7 +16,7 @@ from core.audit import client_ip
 from identity.apis.fields import record, strings, text
 from identity.apis.oauth_provider import no_store, oauth_error_response
 from identity.models import OAuthClient
-from identity.services.oauth import ClientMetadataInvalid, oauth_client_register
+from identity.services.registration import ClientMetadataInvalid, oauth_client_register
 
 
 class OAuthRegisterApi(PublicAPIView):
