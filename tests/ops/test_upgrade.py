@@ -50,10 +50,12 @@ def _upgrade_and_read_back(database_url: str, var_dir: Path) -> dict:
 def _assert_every_row_is_found(before: dict[str, int], after: dict) -> None:
     assert before, "the fixture holds no tables"
     assert [table for table, rows in before.items() if rows == 0] == []  # a row in every table
+    # Fewer rows is a loss; more is what today's models add (the content types and permissions of
+    # models newer than the release).
     lost = {
         table: (rows, after["rows"].get(table))
         for table, rows in before.items()
-        if after["rows"].get(table) != rows
+        if (after["rows"].get(table) or 0) < rows
     }
     assert lost == {}
     assert after["old_content_types"] == 0
