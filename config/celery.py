@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 
 from celery import Celery
+from celery.signals import worker_process_init
 from django.core.cache import cache
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
@@ -27,3 +28,11 @@ def _schedule_jobs(sender, **kwargs):
     from core.jobs import beat_schedule
 
     sender.conf.beat_schedule = beat_schedule()
+
+
+@worker_process_init.connect
+def _embedding_model_load(**kwargs):
+    """Each worker process (after the fork) loads the embedding model in the background."""
+    from knowledge.embeddings import embedding_model_warm_up
+
+    embedding_model_warm_up()

@@ -6,6 +6,9 @@
   would be per process, so the service runs one process whatever `WEB_WORKERS` says; its threads
   share one cache, and the local-memory cache is thread-safe (DESIGN section 5: limits are exact on
   every configuration).
+- After the fork, once a worker has loaded the application, the embedding model starts loading in
+  the background (`post_worker_init`), so the first search does not wait for it and /health says
+  `degraded`, with the reason, until it is loaded.
 - Requests gunicorn refuses itself, before the application sees them (a request line longer than
   `limit_request_line`, too many or too large headers, a malformed request): gunicorn's own limits
   and its status codes, answered as JSON in the /api/v1 error envelope instead of its HTML page
@@ -26,6 +29,7 @@ from gunicorn.workers.gthread import ThreadWorker
 from gunicorn.workers.sync import SyncWorker
 
 from core.gencache import cache_is_process_local
+from knowledge.embeddings import embedding_model_warm_up
 
 # Settings read by gunicorn (every lowercase name below that gunicorn knows).
 wsgi_app = "config.wsgi:application"
@@ -41,6 +45,12 @@ def _positive(name: str, default: int) -> int:
 
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+
+
+def post_worker_init(worker) -> None:
+    embedding_model_warm_up()
+
+
 threads = _positive("WEB_THREADS", 4)
 workers = 1 if cache_is_process_local() else _positive("WEB_WORKERS", 2)
 

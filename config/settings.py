@@ -154,7 +154,23 @@ OAUTH2_PROVIDER = {
     "COMPLIANT_BCP_RFC9700_IMPLICIT_GRANT": True,  # no implicit grant
     "COMPLIANT_BCP_RFC9700_PASSWORD_GRANT": True,  # no resource-owner password grant
     "COMPLIANT_BCP_RFC9700_AUTHZ_RESPONSE_ISS": True,  # `iss` on the authorization response (RFC 9207)
-    "ALLOWED_REDIRECT_URI_SCHEMES": ["https"],  # an authorization code never travels in plain text
+    # An authorization code never travels in plain text, but to a loopback address, where a native
+    # application listens on a port of its choosing (RFC 8252 section 7.3): OAuthClient lets http
+    # through for the clients that registered a loopback address, and only to it.
+    "ALLOWED_REDIRECT_URI_SCHEMES": ["https"],
+    "ALLOW_LOCALHOST_LOOPBACK": True,  # "localhost" too matches on any port (DESIGN section 16)
+    # What the metadata documents (RFC 8414, RFC 9728) say the provider serves.
+    "OAUTH2_RESPONSE_TYPES_SUPPORTED": ["code"],
+    "OAUTH2_GRANT_TYPES_SUPPORTED": ["authorization_code", "client_credentials", "refresh_token"],
+    "OAUTH2_TOKEN_ENDPOINT_AUTH_METHODS_SUPPORTED": ["client_secret_basic", "client_secret_post", "none"],
+    "OAUTH2_PROTECTED_RESOURCE_BEARER_METHODS_SUPPORTED": ["header"],
+    # Clients that register themselves (RFC 7591, identity.apis.registration: public clients, no
+    # tenant) and clients known by the URL of their metadata document, fetched through the
+    # outbound guard (identity/cimd.py) and kept an hour.
+    "DCR_ENABLED": True,
+    "CIMD_ENABLED": True,
+    "CIMD_METADATA_FETCHER": "identity.cimd.MetadataDocumentFetcher",
+    "CIMD_METADATA_MAX_AGE_SECONDS": 3600,
 }
 
 REDIS_URL = env("REDIS_URL", default=None)
@@ -361,6 +377,7 @@ VECTOR_HNSW_EF_SEARCH = env.int("VECTOR_HNSW_EF_SEARCH", default=100)
 RATE_LIMIT_PER_KEY = env("RATE_LIMIT_PER_KEY", default="600/m")
 RATE_LIMIT_PER_TENANT = env("RATE_LIMIT_PER_TENANT", default="3000/m")
 RATE_LIMIT_LOGIN = env("RATE_LIMIT_LOGIN", default="20/m")
+RATE_LIMIT_CLIENT_REGISTRATION = env("RATE_LIMIT_CLIENT_REGISTRATION", default="20/h")
 IDEMPOTENCY_RETENTION_HOURS = env.int("IDEMPOTENCY_RETENTION_HOURS", default=24)
 APPROVAL_TTL_HOURS = env.int("APPROVAL_TTL_HOURS", default=24)
 # A running idempotent call may be taken over this long after its connector's worst-case time.

@@ -22,6 +22,11 @@ HEALTHY, DEGRADED, UNHEALTHY = "healthy", "degraded", "unhealthy"
 _STARTED = time.monotonic()
 
 
+class HealthIssue(Exception):
+    """A probe's failure whose message is safe to show as it is (it says what is wrong in words,
+    and never carries an address or a secret)."""
+
+
 @dataclass(frozen=True)
 class HealthCheck:
     name: str
@@ -94,6 +99,8 @@ def health_report() -> HealthReport:
 
 
 def _describe(exc: Exception) -> str:
+    if isinstance(exc, HealthIssue):
+        return str(exc)
     # The exception's class only: connection errors can quote URLs, and URLs can carry passwords.
     return f"{type(exc).__name__}: unavailable"
 

@@ -26,6 +26,9 @@ class Principal:
     # A realm user's roles in `tenant_id`, mapped from its token's roles claim (DESIGN section 17).
     realm_roles: frozenset[str] = frozenset()
     realm: str = ""  # the identity realm's name, for a realm user
+    # The person an OAuth token acts for (a user who allowed the client): its calls are theirs.
+    user_id: str = ""
+    username: str = ""
 
     @classmethod
     def of_user(cls, user) -> Principal:
@@ -63,7 +66,8 @@ class Principal:
 
     @property
     def rate_key(self) -> str:
-        return f"{self.kind}:{self.id}"
+        """Whose calls these are: one client acting for two people is two callers."""
+        return f"{self.kind}:{self.id}:{self.user_id}" if self.user_id else f"{self.kind}:{self.id}"
 
     def has_scope(self, wanted: str) -> bool:
         if "*" in self.scopes or wanted in self.scopes:
@@ -88,4 +92,6 @@ class Principal:
             "email": self.email,
             "ipAddress": ip_address,
         }
+        if self.user_id:
+            actor["user"] = {"id": self.user_id, "username": self.username}
         return actor | {"realm": self.realm} if self.realm else actor

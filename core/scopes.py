@@ -21,6 +21,8 @@ for _scope in SCOPES:
         _AREAS.setdefault(_area, ())
         _AREAS[_area] += (_verb,)
 AREA_WILDCARDS = tuple(f"{area}:*" for area in _AREAS)
+# What a client that registered itself may ask a person for, by name: any scope but the wildcards.
+REGISTRABLE_SCOPES: tuple[str, ...] = tuple(scope for scope in SCOPES if scope != "*")
 
 # Service-account permissions (named-endpoints 6.8) mapped onto this service's scopes. Neither
 # includes admin or decrypted-secret access: those stay with people and purpose-made API keys.

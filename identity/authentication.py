@@ -7,6 +7,7 @@ from __future__ import annotations
 from django.utils import timezone
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from oauth2_provider.oauth2_backends import get_oauthlib_core
+from oauth2_provider.www_authenticate import build_bearer_challenge
 from rest_framework.authentication import BaseAuthentication, get_authorization_header
 from rest_framework_simplejwt.authentication import JWTAuthentication
 from rest_framework_simplejwt.exceptions import InvalidToken, TokenError
@@ -15,6 +16,7 @@ from core.api.errors import Forbidden, NotAuthenticated
 from core.principals import Principal
 from identity.keys import looks_like_api_key, looks_like_oauth_token
 from identity.netaddr import ip_allowed
+from identity.provider import scope_tenant, without_tenant
 from identity.realms import realm_authenticate
 from identity.selectors import api_key_find, member_scopes
 
@@ -65,9 +67,11 @@ class OAuthTokenAuthentication(BaseAuthentication):
         )
         principal = oauth_token_principal(checked.access_token) if valid else None
         if principal is None:
-            raise NotAuthenticated(
-                "Invalid or expired access token.", headers={"WWW-Authenticate": BEARER_CHALLENGE}
-            )
+            # The library says why when it knows (a token bound to another resource, RFC 8707).
+            error = getattr(checked, "oauth2_error", None) or {"error": "invalid_token"}
+            message = error.get("error_description") or "Invalid or expired access token."
+            challenge = build_bearer_challenge(request, error, realm="api", resource_metadata_url=None)
+            raise NotAuthenticated(str(message), headers={"WWW-Authenticate": challenge})
         return (principal, principal)
 
     def authenticate_header(self, request):
@@ -76,8 +80,9 @@ class OAuthTokenAuthentication(BaseAuthentication):
 
 def oauth_token_principal(token) -> Principal | None:
     """Who a valid access token speaks for. A token a user authorised acts for that user: its
-    scopes narrowed to what the user's roles in the client's tenant allow now (None: no longer a
-    member)."""
+    scopes narrowed to what the user's roles in the tenant allow now (None: no longer a member).
+    The tenant is the client's, or for a client of no tenant the one the user chose when they
+    allowed it (identity.provider.TENANT_SCOPE)."""
     client = token.application
     account = getattr(client, "service_account", None)
     if account is not None:
@@ -89,21 +94,30 @@ def oauth_token_principal(token) -> Principal | None:
             scopes=frozenset(token.scope.split()),
             obj=account,
         )
-    scopes, name, email = token.scope.split(), client.name, ""
+    granted = token.scope.split()
+    tenant_id = client.tenant_id or scope_tenant(granted)
+    if tenant_id is None:
+        return None
+    scopes, name, email, person = without_tenant(granted), client.name, "", {}
     if token.user_id is not None:
-        scopes = member_scopes(user_id=token.user_id, tenant_id=client.tenant_id, scopes=scopes)
+        scopes = member_scopes(user_id=token.user_id, tenant_id=tenant_id, scopes=scopes)
         if scopes is None:
             return None
-        name, email = f"{client.name} for {token.user.username}", token.user.email
+        user = token.user
+        name, email = f"{client.name} for {user.username}", user.email
+        person = {"user_id": str(user.pk), "username": user.username}
+    elif client.tenant_id is None:
+        return None  # a client of no tenant only ever acts for a person
     return Principal(
         kind="oauth_client",
         id=str(client.id),
         name=name,
         email=email,
-        tenant_id=client.tenant_id,
+        tenant_id=tenant_id,
         scopes=frozenset(scopes),
         tool_patterns=tuple(client.tool_patterns),
         obj=client,
+        **person,
     )
 
 

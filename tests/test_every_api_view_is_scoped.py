@@ -7,9 +7,10 @@ from core.api import handlers
 from core.api.docs import RedocView, SchemaView, SwaggerView
 from core.api.views import PublicAPIView, TenantAPIView, TenantViewSet
 from identity import signin
-from identity.apis import auth, oauth_provider
+from identity.apis import auth, consent, metadata, oauth_provider, registration
 from identity.apis.api_keys import ApiKeyPublicValidateApi
 from ops.apis import health
+from toolhub.apis.mcp import McpResourceMetadataApi
 
 PUBLIC_VIEWS = {
     health.HealthApi,
@@ -20,8 +21,12 @@ PUBLIC_VIEWS = {
     oauth_provider.OAuthTokenApi,  # client authentication is the request itself (RFC 6749)
     oauth_provider.OAuthRevokeApi,
     oauth_provider.OAuthIntrospectApi,
-    oauth_provider.OAuthAuthorizeView,  # the consent page: the user's browser session, sign-in first
+    consent.OAuthAuthorizeView,  # the consent page: the user's browser session, sign-in first
     LoginView,  # the consent page's sign-in (counted: identity.signin)
+    metadata.AuthorizationServerMetadataApi,  # discovery (RFC 8414): a client has nothing else yet
+    metadata.OpenIdConfigurationApi,
+    registration.OAuthRegisterApi,  # RFC 7591: a client without an account; rate limited per address
+    McpResourceMetadataApi,  # RFC 9728: where a client without credentials learns how to get them
     ApiKeyPublicValidateApi,  # the key being checked is the credential; rate limited per address
     SchemaView,  # the schema and the docs' pages
     SwaggerView,

@@ -32,18 +32,27 @@ class InvalidInput(ApiError):
 
 
 class ApprovalRequired(ApiError):
+    """A gated call waits for a person: the message says, in words an agent can act on, what
+    happens and what to do next."""
+
     status_code = 202
     code = "APPROVAL_REQUIRED"
 
-    def __init__(self, approval, message: str = "This call needs approval before it runs.") -> None:
-        super().__init__(
-            message,
-            details={
-                "approval_id": approval.public_id,
-                "status": approval.status,
-                "expires_at": iso_ms(approval.expires_at),
-            },
+    def __init__(self, approval, *, waiting: bool = False) -> None:
+        expires = iso_ms(approval.expires_at)
+        first = (
+            f"This call is still waiting for an approver's decision (approval {approval.public_id})."
+            if waiting
+            else f"This call needs a person's approval before it runs (approval {approval.public_id})."
         )
+        super().__init__(
+            f"{first} An approver of this workspace decides it before {expires}. Then make the same call "
+            "again, with the same arguments (and the same idempotency key, if you sent one): once "
+            "approved it runs, once, and later repeats return its answer; a rejected call is refused "
+            "with the approver's reason.",
+            details={"approval_id": approval.public_id, "status": approval.status, "expires_at": expires},
+        )
+        self.approval = approval
 
 
 class ApprovalRejected(ApiError):

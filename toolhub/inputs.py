@@ -111,6 +111,15 @@ def fingerprint(*, tool_key: str, input: dict, connection_id: str | None) -> str
     return hashlib.sha256(canonical.encode()).hexdigest()
 
 
+def derived_idempotency_key(*, principal_key: str, tool_key: str, input: dict) -> str:
+    """The key of a gated call that came without one: the same caller making the same call (tool
+    and canonical arguments) again gets the same key, and so finds its approval and its answer."""
+    canonical = json.dumps(
+        [principal_key, tool_key, input], sort_keys=True, separators=(",", ":"), ensure_ascii=False
+    )
+    return "derived-" + hashlib.sha256(canonical.encode()).hexdigest()
+
+
 _SECRETISH = re.compile(r"pass(word)?|secret|token|api[_-]?key|credential|authorization|private", re.I)
 MAX_RECORDED_STRING = 500
 

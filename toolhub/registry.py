@@ -27,7 +27,29 @@ DOMAINS: dict[str, tuple[str, ...]] = {
     "itdocs": ("itdocs",),
     "knowledge": ("knowledge",),  # the tenant's own knowledge base, in this service
 }
-TOOL_KEY = re.compile(r"^[a-z][a-z0-9_]*\.[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)+$")
+TOOL_KEY = re.compile(r"^[a-z][a-z0-9_]*\.[a-z][a-z0-9_]*\.[a-z][a-z0-9_]*$")  # <domain>.<resource>.<verb>
+
+
+def nullable(type_name: str) -> dict:
+    """A value of `type_name` or null, spelled with `anyOf` rather than a list of types: clients
+    that map tool schemas onto a one-type dialect (function declarations of some model providers)
+    read it, and the MCP Inspector's `--strict` check passes."""
+    return {"anyOf": [{"type": type_name}, {"type": "null"}]}
+
+
+def _type_lists(schema: object, path: str = "") -> list[str]:
+    """Where a schema gives `type` as a list (less portable than `anyOf`, see `nullable`)."""
+    if isinstance(schema, list):
+        return [p for i, item in enumerate(schema) for p in _type_lists(item, f"{path}/{i}")]
+    if not isinstance(schema, dict):
+        return []
+    found = [path or "/"] if isinstance(schema.get("type"), list) else []
+    schemas = ((key, value) for key, value in schema.items() if key not in _INSTANCE_KEYWORDS)
+    return found + [p for key, value in schemas for p in _type_lists(value, f"{path}/{key}")]
+
+
+_INSTANCE_KEYWORDS = frozenset({"enum", "const", "examples", "default"})  # values, not schemas
+
 
 # run(client, input) -> output; the client is the connector's vendor client.
 ToolFunction = Callable[[object, dict], object]
@@ -123,6 +145,10 @@ def tool_problems(tool: Tool) -> list[str]:
             Draft202012Validator.check_schema(schema)
         except SchemaError as exc:
             problems.append(f"{label} schema: {exc.message}")
+    for label, schema in (("input", tool.input_schema), ("output", tool.output_schema)):
+        problems += [
+            f"{label} schema at {where}: a list of types (use nullable())" for where in _type_lists(schema)
+        ]
     if (
         tool.input_schema.get("type") != "object"
         or tool.input_schema.get("additionalProperties") is not False

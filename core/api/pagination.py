@@ -25,7 +25,7 @@ def page_request(request) -> PageRequest:
 
 def _int_param(request, name: str, default: int, low: int, high: int) -> int:
     raw = request.query_params.get(name)
-    if raw is None or raw == "":
+    if raw is None:
         return default
     try:
         value = int(raw)

@@ -223,6 +223,10 @@ class OAuthClientAddForm(forms.ModelForm):
         model = OAuthClient
         fields = ("tenant", "name", "description")
 
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["tenant"].required = True  # only clients that register themselves have none
+
     def clean_scopes_text(self):
         scopes = split_list(self.cleaned_data["scopes_text"])
         if not scopes or unknown_scopes(scopes):

@@ -1,7 +1,7 @@
 """The OAuth 2 provider's endpoints, django-oauth-toolkit behind each (docs/oauth.md):
-POST /oauth/token (RFC 6749), POST /oauth/revoke (RFC 7009), POST /oauth/introspect (RFC 7662),
-GET|POST /oauth/authorize (the consent page) and /oauth/login (its sign-in). Answers and errors
-take the RFCs' shapes, not the /api/v1 envelope."""
+POST /oauth/token (RFC 6749), POST /oauth/revoke (RFC 7009), POST /oauth/introspect (RFC 7662);
+the consent page is identity.apis.consent. Answers and errors take the RFCs' shapes, not the
+/api/v1 envelope."""
 
 from __future__ import annotations
 
@@ -11,13 +11,10 @@ from urllib.parse import urlencode
 
 from django.conf import settings
 from django.http import HttpResponse
-from django.urls import reverse_lazy
 from drf_spectacular.utils import extend_schema
-from oauth2_provider.exceptions import OAuthToolkitError
-from oauth2_provider.views import AuthorizationView, IntrospectTokenView
+from oauth2_provider.views import IntrospectTokenView
 from oauth2_provider.views.mixins import OAuthLibMixin
 from oauthlib.common import Request as OAuthlibRequest
-from oauthlib.oauth2 import AccessDeniedError
 from rest_framework import serializers
 from rest_framework.authentication import BasicAuthentication
 from rest_framework.exceptions import APIException, AuthenticationFailed
@@ -31,8 +28,7 @@ from core.api.views import PublicAPIView
 from core.audit import client_ip
 from identity.apis.fields import has_control, record, text
 from identity.models import OAuthClient
-from identity.provider import client_authentication_failed
-from identity.selectors import member_scopes
+from identity.provider import client_authentication_failed, resource_elsewhere
 
 
 class OAuthError(Exception):
@@ -71,7 +67,7 @@ class ProviderApi(OAuthLibMixin, PublicAPIView):
             raise OAuthError("invalid_client", "Client authentication failed.", status=401)
 
     def handle_exception(self, exc):
-        return _no_store(_oauth_error_response(exc)) or super().handle_exception(exc)
+        return no_store(oauth_error_response(exc)) or super().handle_exception(exc)
 
 
 class OAuthTokenApi(ProviderApi):
@@ -109,8 +105,18 @@ class OAuthTokenApi(ProviderApi):
         auth=[],
     )
     def post(self, request):
-        if not _single(request.data, "grant_type"):
+        grant_type = _single(request.data, "grant_type")
+        if not grant_type:
             raise OAuthError("invalid_request", "grant_type is required.")
+        if grant_type == "authorization_code" and not _single(request.data, "redirect_uri"):
+            # Every authorization request carries one (identity.provider.Server), so every
+            # exchange must repeat it (RFC 6749 section 4.1.3).
+            raise OAuthError(
+                "invalid_request", "redirect_uri is required: repeat the authorization request's."
+            )
+        foreign = resource_elsewhere(request, _every(request.data, "resource"))
+        if foreign is not None:
+            raise OAuthError("invalid_target", f"The resource {foreign!r} is not served here.")
         _uri, headers, body, status = self.create_token_response(request)
         if status == 401:
             _denied(request)
@@ -199,7 +205,7 @@ class OAuthIntrospectApi(ProviderApi):
             ).exists()
         ):
             data = {"active": False}  # another tenant's token is none of this client's business
-        return _no_store(Response(data, status=answer.status_code))
+        return no_store(Response(data, status=answer.status_code))
 
     def _authenticated_client(self, request) -> OAuthClient:
         core = self.get_oauthlib_core()
@@ -212,37 +218,6 @@ class OAuthIntrospectApi(ProviderApi):
         return checked.client
 
 
-class OAuthAuthorizeView(AuthorizationView):
-    """The consent page: a member of the client's tenant signs in and allows or denies the
-    application the scopes it asks for, within what the member's roles allow."""
-
-    template_name = "oauth/authorize.html"
-    login_url = reverse_lazy("oauth-login")
-
-    def validate_authorization_request(self, request):
-        scopes, credentials = super().validate_authorization_request(request)
-        _member_may_allow(request.user, credentials, scopes)
-        return scopes, credentials
-
-    def create_authorization_response(self, request, scopes, credentials, allow):
-        if allow:  # the form's hidden fields come back from the browser: check them again
-            _member_may_allow(request.user, credentials, scopes.split())
-        return super().create_authorization_response(request, scopes, credentials, allow)
-
-
-def _member_may_allow(user, credentials: dict, scopes: list[str]) -> None:
-    client = OAuthClient.objects.get(client_id=credentials["client_id"])
-    allowed = member_scopes(user_id=user.pk, tenant_id=client.tenant_id, scopes=scopes)
-    if allowed is None:
-        problem = "You are not a member of this application's workspace."
-    elif len(allowed) < len(scopes):
-        problem = "Your roles do not allow every scope this application asks for."
-    else:
-        return
-    error = AccessDeniedError(description=problem, state=credentials.get("state"))
-    raise OAuthToolkitError(error=error, redirect_uri=credentials["redirect_uri"])
-
-
 def _answer(request, headers: dict, body: str | None, status: int) -> HttpResponse:
     response = HttpResponse(body or "", status=status, content_type="application/json")
     for name, value in headers.items():
@@ -250,17 +225,21 @@ def _answer(request, headers: dict, body: str | None, status: int) -> HttpRespon
     if status == 401 and request.META.get("HTTP_AUTHORIZATION", "")[:6].lower() == "basic ":
         # RFC 6749 section 5.2: the challenge names the scheme the client authenticated with.
         response["WWW-Authenticate"] = 'Basic realm="oauth"'
-    return _no_store(response)
+    return no_store(response)
+
+
+def _every(form, name: str) -> list[str]:
+    return [v for v in (form.getlist(name) if hasattr(form, "getlist") else [form.get(name)]) if v]
 
 
 def _single(form, name: str) -> str | None:
-    values = [v for v in (form.getlist(name) if hasattr(form, "getlist") else [form.get(name)]) if v]
+    values = _every(form, name)
     if len(values) > 1:
         raise OAuthError("invalid_request", f"{name} was given more than once.")
     return values[0] if values else None
 
 
-def _oauth_error_response(exc) -> Response | None:
+def oauth_error_response(exc) -> Response | None:
     if isinstance(exc, OAuthError):
         response = Response({"error": exc.error, "error_description": exc.description}, status=exc.status)
         if exc.status == 401:
@@ -279,7 +258,7 @@ def _oauth_error_response(exc) -> Response | None:
     return None
 
 
-def _no_store(response):
+def no_store(response):
     if response is not None:
         response["Cache-Control"] = "no-store"
         response["Pragma"] = "no-cache"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import timedelta
 from urllib.parse import urlsplit
 
 from django.db import IntegrityError, transaction
@@ -13,6 +14,7 @@ from oauth2_provider.models import (
     get_grant_model,
     get_refresh_token_model,
 )
+from oauth2_provider.settings import oauth2_settings
 
 from core.api.errors import Conflict, ResourceNotFound, value_error
 from core.api.timestamps import iso_ms
@@ -21,8 +23,9 @@ from core.models import Tenant
 from core.people import person
 from core.scopes import DEFAULT_SERVICE_PERMISSIONS, service_scopes
 from identity.keys import SERVICE_CLIENT_PREFIX, SERVICE_SECRET_PREFIX, random_token
-from identity.models import OAuthClient, ServiceAccount
+from identity.models import OAuthClient, OAuthCodeUse, ServiceAccount
 from identity.provider import GRANT_TYPES, LIFETIME_BOUNDS
+from identity.redirects import redirect_uri_problem
 from identity.services.api_keys import ip_whitelist_check, scopes_check
 
 SERVICE_ACCOUNT_LIMIT = 25
@@ -46,7 +49,7 @@ class ClientSpec:
 def _check_client(spec: ClientSpec) -> None:
     _check_grants(spec)
     for index, uri in enumerate(spec.redirect_uris):
-        problem = _redirect_problem(uri)
+        problem = redirect_uri_problem(uri)
         if problem:
             raise value_error(("redirectUris", index), problem)
     if "authorization_code" in spec.grant_types and not spec.redirect_uris:
@@ -72,20 +75,6 @@ def _check_grants(spec: ClientSpec) -> None:
         raise value_error("grantTypes", "A public client cannot use the client_credentials grant.")
     if "refresh_token" in grants and "authorization_code" not in grants:
         raise value_error("grantTypes", "Refresh tokens are issued with the authorization_code grant only.")
-
-
-def _redirect_problem(uri: str) -> str | None:
-    try:
-        parts = urlsplit(uri)
-    except ValueError:
-        return "Not a valid URL."
-    if not parts.scheme or not parts.hostname:
-        return "A redirect URI must be an absolute URL."
-    if parts.fragment:
-        return "A redirect URI must not contain a fragment."
-    if parts.scheme == "https":
-        return None
-    return "A redirect URI must use https."
 
 
 def oauth_client_create(
@@ -349,7 +338,10 @@ def service_account_status_set(*, account: ServiceAccount, status: str) -> None:
 
 
 def oauth_tokens_purge() -> int:
-    """Expired tokens and codes are useless; the cleanup job removes them (the library's sweep)."""
+    """Expired tokens and codes are useless; the cleanup job removes them (the library's sweep),
+    and the records of exchanged codes once no token they issued can be alive."""
     before = get_access_token_model().objects.count()
     clear_expired()
+    oldest = timezone.now() - timedelta(seconds=oauth2_settings.REFRESH_TOKEN_EXPIRE_SECONDS)
+    OAuthCodeUse.objects.filter(created_at__lt=oldest).delete()
     return max(before - get_access_token_model().objects.count(), 0)

@@ -71,3 +71,8 @@ def readers_visible(groups: Sequence[str]) -> Q:
     for name in sorted(_named(groups)):
         visible |= Q(readers__contains=f"|{name}|")
     return visible
+
+
+def chunks_visible(groups: Sequence[str]) -> Q:
+    """The chunks a query naming `groups` may see: their audience and their readers admit it."""
+    return audience_visible(groups) & readers_visible(groups)

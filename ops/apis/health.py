@@ -27,6 +27,14 @@ _HealthBody = inline_serializer(
         "environment": serializers.CharField(required=False),
         "uptime": serializers.CharField(required=False),
         "services": serializers.DictField(child=serializers.CharField(), required=False),
+        "issues": serializers.ListField(
+            child=inline_serializer(
+                name="HealthIssue",
+                fields={"service": serializers.CharField(), "message": serializers.CharField()},
+            ),
+            required=False,
+            help_text="What is wrong, while the service is not healthy.",
+        ),
     },
 )
 
@@ -47,6 +55,8 @@ class HealthApi(PublicAPIView):
         body = {"status": report.status, "version": _version(), "timestamp": utc_timestamp()}
         if self.detailed:
             body |= {"environment": _environment(), "uptime": uptime_text(), "services": report.services}
+        if report.issues:
+            body["issues"] = [{"service": i["service"], "message": i["message"]} for i in report.issues]
         return Response(body, status=report.http_status)
 
 

@@ -72,6 +72,7 @@ def test_a_teammate_may_not_manage_keys(as_teammate):
 
 def test_bad_pagination_is_400(as_owner):
     assert_error(as_owner.get(URL + "?limit=500"), 400, "INVALID_PARAMETER")
+    assert_error(as_owner.get(URL + "?limit=&offset=3"), 400, "INVALID_PARAMETER")  # not an integer
 
 
 def test_get_shows_permissions_rate_limit_usage_and_audit(as_owner, client_for, tenant):

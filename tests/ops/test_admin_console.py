@@ -45,6 +45,8 @@ def test_adding_an_oauth_client_shows_its_secret_once(console, tenant):
     assert response.status_code == 200
     assert re.search(r"cs_[A-Za-z0-9]+", response.content.decode())
     assert OAuthClient.objects.get(name="bi").grant_types == ["client_credentials"]
+    without = console.post("/admin/identity/oauthclient/add/", {"name": "x", "scopes_text": "vault:read"})
+    assert without.status_code == 200 and not OAuthClient.objects.filter(name="x").exists()
 
 
 def test_adding_a_service_account_shows_its_secret_once(console, tenant):

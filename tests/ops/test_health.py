@@ -1,6 +1,8 @@
 """Health answers from real checks: healthy, degraded when the cache is down, unhealthy (503) when
 the database is. The outage cases run a real server whose dependency is unreachable."""
 
+import time
+
 import pytest
 import requests
 
@@ -21,7 +23,12 @@ def test_health_is_healthy_with_version_and_timestamp(client):
 @pytest.mark.django_db
 def test_api_health_names_each_service(client):
     body = client.get("/api/v1/health").json()
-    assert body["services"] == {"database": "healthy", "cache": "healthy", "queue": "healthy"}
+    assert body["services"] == {
+        "database": "healthy",
+        "cache": "healthy",
+        "queue": "healthy",
+        "embeddings": "healthy",
+    }
     assert body["uptime"] and body["environment"]
 
 
@@ -100,3 +107,15 @@ def test_a_down_database_is_unhealthy_503_and_api_calls_answer_503_not_500(tmp_p
         )
         assert listing.status_code == 503 and "database is unavailable" in listing.json()["detail"]
     assert factories  # factories are for the in-process tests above
+
+
+def test_a_web_process_loads_the_embedding_model_in_the_background(migrated):
+    env, _, _ = migrated
+    with live_server(env | {"EMBEDDING_BACKEND": "local"}) as base:
+        first = requests.get(base + "/health", timeout=10)  # the process answers at once
+        assert first.status_code == 200 and first.json()["status"] == "degraded", first.text
+        assert first.json()["issues"][0]["message"].startswith("The embedding model is loading")
+        deadline = time.monotonic() + 180
+        while requests.get(base + "/health", timeout=10).json()["status"] != "healthy":
+            assert time.monotonic() < deadline, "the model did not load"
+            time.sleep(1)

@@ -85,6 +85,10 @@ REQUIRES: dict[tuple[str, str], Need] = {
     ("oauth/login", "GET"): PUBLIC,
     ("oauth/login", "POST"): PUBLIC,
     ("oauth/login", "PUT"): PUBLIC,
+    ("oauth/register", "POST"): PUBLIC,  # RFC 7591: a client without an account, rate limited per address
+    (".well-known/oauth-authorization-server", "GET"): PUBLIC,  # discovery: RFC 8414
+    (".well-known/openid-configuration", "GET"): PUBLIC,
+    (".well-known/oauth-protected-resource/mcp", "GET"): PUBLIC,  # RFC 9728
     ("api/v1/credentials", "GET"): VAULT_READ,
     ("api/v1/credentials", "POST"): VAULT_WRITE,
     ("api/v1/credentials/{integration_id}/details", "GET"): VAULT_READ,

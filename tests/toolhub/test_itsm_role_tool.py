@@ -1,4 +1,4 @@
-"""itsm.user.role.grant (risk `admin`) against a fake ITSM instance over HTTPS, through the real
+"""itsm.user_role.grant (risk `admin`) against a fake ITSM instance over HTTPS, through the real
 client and POST /api/v1/tools/{key}/execute: it waits for an approver, then creates one
 `sys_user_has_role` record and answers it."""
 
@@ -11,7 +11,7 @@ from tests.fakes.server import Reply
 from tests.helpers import assert_tool_error
 from tests.toolhub.support import EXEC_URL, assert_tool_ok, make_connection, make_credential
 
-URL = EXEC_URL.format("itsm.user.role.grant")
+URL = EXEC_URL.format("itsm.user_role.grant")
 USER = "62826bf03710200044e0bfc8bcbe5df1"
 ROLE = "282bf1fac6112285017366cb5f867469"
 
@@ -124,6 +124,6 @@ def test_an_account_without_user_admin_is_refused_by_the_instance(grant, itsm):
 
 
 def test_the_tool_is_admin_and_documents_its_input(client_for, tenant, exec_key):
-    tool = assert_tool_ok(client_for(exec_key, tenant).get("/api/v1/tools/itsm.user.role.grant"))["data"]
+    tool = assert_tool_ok(client_for(exec_key, tenant).get("/api/v1/tools/itsm.user_role.grant"))["data"]
     assert tool["risk_level"] == "admin" and tool["connectors"] == ["itsmplatform"]
     assert tool["input_schema"]["additionalProperties"] is False and tool["input_schema"]["examples"]

@@ -73,6 +73,9 @@ def call_tool(client, name: str, arguments: dict, *, key: str | None = None, **h
     return result_of(rpc(client, "tools/call", params, **headers))
 
 
+HANDSHAKE = ["2025-03-26", "2025-06-18", "2025-11-25"]
+STATELESS = "2026-07-28"
+CAPABILITIES = {"tools": {"listChanged": False}, "resources": {"subscribe": False, "listChanged": False}}
 INITIALIZE = {
     "protocolVersion": "2025-06-18",
     "capabilities": {},
@@ -180,8 +183,26 @@ def test_a_batch_is_an_invalid_request(agent):
     rpc_error(post(agent, [{"jsonrpc": "2.0", "id": 1, "method": "ping"}]), 400, -32600, id=None)
 
 
+@pytest.mark.parametrize("request_id", [None, {"n": 1}, [1], True, 1.5])
+def test_a_request_whose_id_is_not_a_string_or_number_is_invalid_not_a_notification(agent, request_id):
+    message = {"jsonrpc": "2.0", "id": request_id, "method": "tools/list"}
+    rpc_error(post(agent, message), 400, -32600, id=None)
+
+
 def test_an_unknown_method_is_not_found(agent):
-    rpc_error(rpc(agent, "resources/list", id="r1"), 200, -32601, id="r1")
+    rpc_error(rpc(agent, "prompts/list", id="r1"), 200, -32601, id="r1")
+    rpc_error(rpc(agent, "resources/subscribe", {"uri": "kb://documents/x"}, id="r2"), 200, -32601, id="r2")
+
+
+def test_an_unknown_cursor_is_invalid_params(agent):
+    error = rpc_error(rpc(agent, "tools/list", {"cursor": "page-2"}), 200, -32602)
+    assert error["data"] == {"cursor": "page-2"}
+
+
+def test_an_unknown_tool_is_invalid_params_and_runs_nothing(agent):
+    error = rpc_error(rpc(agent, "tools/call", {"name": "no.such.tool", "arguments": {}}), 200, -32602)
+    assert error["message"] == "Unknown tool: no.such.tool" and error["data"] == {"name": "no.such.tool"}
+    assert not ExecutionRecord.objects.exists()
 
 
 @pytest.mark.parametrize(
@@ -199,8 +220,9 @@ def test_params_of_the_wrong_shape_are_invalid_params(agent, method, params):
 def test_initialize_agrees_to_a_version_it_speaks(agent, version):
     result = result_of(rpc(agent, "initialize", INITIALIZE | {"protocolVersion": version}))
     assert result["protocolVersion"] == version
-    assert result["capabilities"] == {"tools": {"listChanged": False}}
+    assert result["capabilities"] == CAPABILITIES
     assert result["serverInfo"]["name"] == "integration-platform"
+    assert "kb://documents/{document_id}" in result["instructions"]
 
 
 @pytest.mark.parametrize("version", ["2024-11-05", "2099-01-01"])
@@ -222,11 +244,11 @@ def test_a_request_without_a_version_is_taken_as_2025_03_26(agent):
     assert result_of(rpc(agent, "tools/list"))["tools"]
 
 
-@pytest.mark.parametrize("version", ["2024-11-05", "2026-07-28", "not-a-version", ""])
+@pytest.mark.parametrize("version", ["2024-11-05", "2099-01-01", "not-a-version", ""])
 def test_a_request_in_a_version_it_does_not_speak_is_refused(agent, version):
     response = rpc(agent, "tools/list", id="v1", HTTP_MCP_PROTOCOL_VERSION=version)
     error = rpc_error(response, 400, -32022, id="v1")
-    assert error["data"] == {"supported": ["2025-03-26", "2025-06-18", "2025-11-25"], "requested": version}
+    assert error["data"] == {"supported": [*HANDSHAKE, STATELESS], "requested": version}
 
 
 def test_a_notification_in_a_version_it_does_not_speak_is_refused(agent):
@@ -334,9 +356,6 @@ def test_the_same_key_for_another_call_is_a_tool_error(agent, knowledge_connecti
 
 def test_a_gated_call_waits_for_approval_as_in_rest(agent, tenant, knowledge_connection):
     ApprovalPolicy.objects.create(tenant=tenant, gated_risk_levels=[], always_gate=["knowledge.*"])
-    without_key = call_tool(agent, SEARCH, {"query": "VPN"})
-    assert without_key["isError"] is True
-    assert without_key["structuredContent"]["code"] == "INVALID_INPUT"
     result = call_tool(agent, SEARCH, {"query": "VPN"}, key="gated-1")
     assert result["isError"] is True
     error = result["structuredContent"]
@@ -349,7 +368,6 @@ def test_a_gated_call_waits_for_approval_as_in_rest(agent, tenant, knowledge_con
 @pytest.mark.parametrize(
     ("name", "arguments", "code"),
     [
-        ("no.such.tool", {}, "TOOL_NOT_FOUND"),
         (SEARCH, {"query": 5}, "INVALID_INPUT"),
         ("itdocs.organization.list", {}, "CONNECTION_NOT_FOUND"),
     ],
@@ -376,3 +394,79 @@ def test_a_call_runs_in_the_keys_tenant_only(client_for, other_tenant, knowledge
 def test_an_approver_is_not_an_mcp_client(client_for, tenant):
     user = factories.make_user(tenant, [Role.APPROVER], username="appr", email="a@acme.test")
     assert rpc(client_for(user, tenant, HTTP_ACCEPT=ACCEPT), "tools/list").status_code == 403
+
+
+# ---- the stateless revision (2026-07-28): no handshake, every request carries its envelope
+
+
+def envelope(**extra) -> dict:
+    return {
+        "io.modelcontextprotocol/protocolVersion": STATELESS,
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "1"},
+    } | extra
+
+
+def stateless(client, method: str, params: dict | None = None, *, name: str | None = None, **headers):
+    params = {"_meta": envelope()} | (params or {})
+    routing = {"HTTP_MCP_PROTOCOL_VERSION": STATELESS, "HTTP_MCP_METHOD": method}
+    if name is not None:
+        routing["HTTP_MCP_NAME"] = name
+    return rpc(client, method, params, **(routing | headers))
+
+
+def test_discover_names_every_version_and_what_the_server_offers(agent):
+    result = result_of(stateless(agent, "server/discover"))
+    assert result["supportedVersions"] == [*HANDSHAKE, STATELESS]
+    assert result["capabilities"] == CAPABILITIES
+    assert result["_meta"]["io.modelcontextprotocol/serverInfo"]["name"] == "integration-platform"
+    assert result["resultType"] == "complete" and result["cacheScope"] == "private" and result["ttlMs"] == 0
+
+
+def test_a_stateless_request_lists_and_calls_tools(agent, knowledge_connection):
+    listed = result_of(stateless(agent, "tools/list"))
+    assert SEARCH in {tool["name"] for tool in listed["tools"]} and listed["resultType"] == "complete"
+    arguments = {"name": SEARCH, "arguments": {"query": "VPN", "top_k": 1}}
+    called = result_of(stateless(agent, "tools/call", arguments, name=SEARCH))
+    assert called["isError"] is False and called["resultType"] == "complete"
+    assert called["structuredContent"]["results"][0]["title"] == "VPN guide"
+    assert AuditEntry.objects.get(action="TOOL_EXECUTED").details["channel"] == "mcp"
+
+
+def test_the_handshake_and_ping_are_gone_in_the_stateless_revision(agent):
+    rpc_error(stateless(agent, "initialize", INITIALIZE), 404, -32601)
+    rpc_error(stateless(agent, "ping"), 404, -32601)
+
+
+@pytest.mark.parametrize(
+    "meta",
+    [
+        None,
+        {"io.modelcontextprotocol/clientCapabilities": {}},
+        {"io.modelcontextprotocol/protocolVersion": STATELESS},
+    ],
+)
+def test_a_stateless_request_without_its_envelope_is_invalid_params(agent, meta):
+    params = {} if meta is None else {"_meta": meta}
+    headers = {"HTTP_MCP_PROTOCOL_VERSION": STATELESS, "HTTP_MCP_METHOD": "tools/list"}
+    rpc_error(rpc(agent, "tools/list", params, **headers), 400, -32602)
+
+
+def test_a_request_that_contradicts_its_headers_is_refused(agent, knowledge_connection):
+    rpc_error(stateless(agent, "tools/list", HTTP_MCP_METHOD="tools/call"), 400, -32020)
+    arguments = {"name": SEARCH, "arguments": {"query": "VPN"}}
+    rpc_error(stateless(agent, "tools/call", arguments, name="itsm.incident.get"), 400, -32020)
+    assert not ExecutionRecord.objects.exists()
+
+
+def test_stateless_protocol_errors_carry_the_transports_statuses(agent):
+    rpc_error(stateless(agent, "prompts/list"), 404, -32601)
+    rpc_error(stateless(agent, "tools/list", {"cursor": "page-2"}), 400, -32602)
+    missing = {"name": "no.such.tool", "arguments": {}}
+    rpc_error(stateless(agent, "tools/call", missing, name="no.such.tool"), 400, -32602)
+
+
+def test_a_stateless_notification_is_accepted_without_a_body(agent):
+    notification = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 1}}
+    response = post(agent, notification, HTTP_MCP_PROTOCOL_VERSION=STATELESS)
+    assert response.status_code == 202 and response.content == b""

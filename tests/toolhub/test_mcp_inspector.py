@@ -28,6 +28,11 @@ pytestmark = [
 
 def inspector(url: str, key: str, home, *args: str) -> dict:
     """One CLI run: connect, send one method, print its result as JSON."""
+    return inspector_run(url, key, home, *args)[0]
+
+
+def inspector_run(url: str, key: str, home, *args: str) -> tuple[dict, str]:
+    """(the result, what the CLI wrote on stderr)."""
     command = [INSPECTOR, "--cli", url, "--transport", "http", "--header", f"X-API-Key: {key}"]
     env = os.environ | {
         "HOME": str(home),  # its catalog and client config, never the real home's
@@ -38,7 +43,7 @@ def inspector(url: str, key: str, home, *args: str) -> dict:
         [*command, *args, "--format", "json", "--quiet"], env=env, capture_output=True, text=True, timeout=90
     )
     assert result.returncode == 0, (result.returncode, result.stdout[-2000:], result.stderr[-2000:])
-    return json.loads(result.stdout)["result"]
+    return json.loads(result.stdout)["result"], result.stderr
 
 
 def test_the_inspector_lists_the_tools(live_server, exec_key, tmp_path):
@@ -46,6 +51,14 @@ def test_the_inspector_lists_the_tools(live_server, exec_key, tmp_path):
     tools = {tool["name"]: tool for tool in listed["tools"]}
     assert tools[ORG_LIST]["annotations"]["readOnlyHint"] is True
     assert tools[ORG_LIST]["inputSchema"]["type"] == "object"
+
+
+def test_every_tool_schema_passes_the_inspectors_strict_check(live_server, exec_key, tmp_path):
+    listed, complaints = inspector_run(
+        live_server.url + "/mcp", exec_key, tmp_path, "--method", "tools/list", "--strict"
+    )
+    assert len(listed["tools"]) >= 20
+    assert "Warning" not in complaints and "Error" not in complaints, complaints[:3000]
 
 
 def test_the_inspector_calls_a_read_tool(live_server, exec_key, itdocs_connection, itdocs_fake, tmp_path):

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import importlib
+
 import pytest
+from django.apps import apps
 from django.core.exceptions import ImproperlyConfigured
 
+from tests import factories
 from tests.helpers import assert_tool_error
 from tests.toolhub.support import assert_tool_ok
+from toolhub.models import ApprovalPolicy
 from toolhub.registry import Tool, registry_problems, tool_lookup, tool_register, tools_all
 
 
@@ -32,7 +37,7 @@ def test_every_tool_that_writes_has_examples():
 
 def test_each_domain_with_a_privileged_operation_has_one_admin_tool():
     admin = {t.key for t in tools_all() if t.risk_level == "admin"}
-    assert admin == {"documents.item.share", "wiki.space.permission.add", "itsm.user.role.grant"}
+    assert admin == {"documents.item.share", "wiki.space_permission.add", "itsm.user_role.grant"}
 
 
 @pytest.mark.parametrize(
@@ -51,6 +56,11 @@ def test_each_domain_with_a_privileged_operation_has_one_admin_tool():
         ({"input_schema": {"type": "object"}}, "additionalProperties"),
         ({"risk_level": "spicy"}, "risk level"),
         ({"key": "Bad Key"}, "key"),
+        ({"key": "itsm.user.role.grant"}, "<domain>.<resource>.<verb>"),
+        (
+            {"output_schema": {"type": "object", "properties": {"a": {"type": ["string", "null"]}}}},
+            "nullable",
+        ),
         ({"implementations": {"wikispace": None}}, "connectors"),
     ],
 )
@@ -70,6 +80,17 @@ def test_a_bad_definition_is_refused_at_registration(change, problem):
         tool_register(Tool(**fields))
 
 
+def test_patterns_that_named_the_renamed_tools_name_them_now(tenant):
+    migration = importlib.import_module("toolhub.migrations.0006_tool_keys_of_three_parts")
+    patterns = ["itsm.user.role.*", "wiki.*"]
+    key, _raw = factories.make_api_key(tenant, ["tools:execute"], tool_patterns=patterns)
+    policy = ApprovalPolicy.objects.create(tenant=tenant, always_gate=["wiki.space.permission.add"])
+    migration.rename_patterns(apps, None)
+    key.refresh_from_db(), policy.refresh_from_db()
+    assert key.tool_patterns == ["itsm.user_role.*", "wiki.*"]
+    assert policy.always_gate == ["wiki.space_permission.add"]
+
+
 def test_any_member_lists_tools_and_filters_by_domain(client_for, tenant, teammate):
     client = client_for(teammate, tenant)
     data = assert_tool_ok(client.get("/api/v1/tools"))["data"]
@@ -81,7 +102,7 @@ def test_any_member_lists_tools_and_filters_by_domain(client_for, tenant, teamma
         "wiki.page.get",
         "wiki.page.create",
         "wiki.page.delete",
-        "wiki.space.permission.add",
+        "wiki.space_permission.add",
     }
     assert_tool_error(client.get("/api/v1/tools?domain=crm"), 400, "INVALID_PARAMETER")
 

@@ -1,4 +1,4 @@
-"""wiki.space.permission.add (risk `admin`) against a fake wiki, through the real client and POST
+"""wiki.space_permission.add (risk `admin`) against a fake wiki, through the real client and POST
 /api/v1/tools/{key}/execute: it waits for an approver, then grants one permission in a space
 through the v1 API and answers it."""
 
@@ -13,7 +13,7 @@ from tests.fakes.wiki_tools import FakeWikiTools
 from tests.helpers import assert_tool_error
 from tests.toolhub.support import EXEC_URL, assert_tool_ok, make_connection, make_credential
 
-URL = EXEC_URL.format("wiki.space.permission.add")
+URL = EXEC_URL.format("wiki.space_permission.add")
 GROUP = {"type": "group", "identifier": "engineering-leads"}
 CREATE_PAGE = {"key": "create", "target": "page"}
 
@@ -138,6 +138,6 @@ def test_an_account_without_space_admin_is_refused_by_the_wiki(grant, wiki):
 
 
 def test_the_tool_is_admin_and_documents_its_input(client_for, tenant, exec_key):
-    tool = assert_tool_ok(client_for(exec_key, tenant).get("/api/v1/tools/wiki.space.permission.add"))["data"]
+    tool = assert_tool_ok(client_for(exec_key, tenant).get("/api/v1/tools/wiki.space_permission.add"))["data"]
     assert tool["risk_level"] == "admin" and tool["connectors"] == ["wikispace"]
     assert tool["input_schema"]["additionalProperties"] is False and tool["input_schema"]["examples"]

@@ -73,8 +73,10 @@ def approval_create(
 
 
 def _owner_of(principal: Principal) -> str:
-    """The user behind a machine credential (who created the API key), so that person cannot
-    approve the calls of their own key either."""
+    """The person behind a machine credential (the user an OAuth token acts for, or who created the
+    API key), so that person cannot approve the calls of their own credential either."""
+    if principal.user_id:
+        return principal.user_id
     owner = getattr(principal.obj, "created_by_id", None)
     return str(owner) if owner else ""
 
@@ -85,7 +87,7 @@ def approval_gate(*, approval: Approval | None) -> None:
         raise ApprovalExpired("The approval of this call no longer exists.")
     approval = approval_expire_if_due(approval=approval)
     if approval.status == Approval.Status.PENDING:
-        raise ApprovalRequired(approval, message="This call is still waiting for approval.")
+        raise ApprovalRequired(approval, waiting=True)
     if approval.status == Approval.Status.REJECTED:
         raise ApprovalRejected(
             "This call was rejected by an approver.",

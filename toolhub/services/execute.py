@@ -26,7 +26,14 @@ from core.models import Tenant
 from core.principals import Principal
 from toolhub.connectors import upstream_lease, upstream_run
 from toolhub.errors import ApprovalRequired, IdempotencyInProgress, InvalidInput, UpstreamError
-from toolhub.inputs import execute_request_parse, fingerprint, input_errors, output_errors, redacted
+from toolhub.inputs import (
+    derived_idempotency_key,
+    execute_request_parse,
+    fingerprint,
+    input_errors,
+    output_errors,
+    redacted,
+)
 from toolhub.models import Connection, ExecutionRecord, IdempotencyRecord, RiskLevel
 from toolhub.registry import Tool
 from toolhub.selectors import connection_resolve, connection_warnings, policy_gates, tool_get
@@ -51,6 +58,9 @@ class ExecuteCall:
     body: object
     header_key: str | None
     channel: str = "rest"  # how the call arrived: "rest" or "mcp" (its audit entry says which)
+    # A gated call without an idempotency key gets one derived from the call (most MCP clients
+    # cannot send one) instead of being refused.
+    derive_key: bool = False
     started: float = field(default_factory=time.perf_counter)
     # Filled in as the call moves through the pipeline; the execution record reads them.
     connection: Connection | None = None
@@ -120,11 +130,15 @@ def _pipeline(call: ExecuteCall) -> ExecuteResult:
     if errors:
         raise InvalidInput(errors, message=f"The input does not match the schema of {tool.key}.")
     if not request.idempotency_key:
-        if gated:
+        if not gated:
+            return _perform(call, tool, record=None)
+        if not call.derive_key:
             raise InvalidInput(
                 [_KEY_NEEDED], message=f"{tool.key} needs approval, so it needs an idempotency key."
             )
-        return _perform(call, tool, record=None)
+        call.idempotency_key = derived_idempotency_key(
+            principal_key=call.principal.rate_key, tool_key=tool.key, input=request.input
+        )
     digest = fingerprint(tool_key=tool.key, input=request.input, connection_id=request.connection_id)
     return _with_key(call, tool, digest, gated=gated)
 

@@ -7,11 +7,11 @@ from __future__ import annotations
 import base64
 
 from core.api.timestamps import iso_ms_text
-from toolhub.registry import tool_define
+from toolhub.registry import nullable, tool_define
 
 DRIVE_ID = {"type": "string", "minLength": 1, "maxLength": 200, "pattern": "^[A-Za-z0-9!_\\-]+$"}
 ITEM_ID = {"type": "string", "minLength": 1, "maxLength": 200, "pattern": "^[A-Za-z0-9!_\\-]+$"}
-_NSTR = {"type": ["string", "null"]}
+_NSTR = nullable("string")
 # A name the platform accepts for a file or folder: none of " * : < > ? / \ | and no control
 # character, no leading or trailing space, not only dots and spaces.
 NAME_PATTERN = r'^(?![^\x00-\x1f]*[\x00-\x1f])(?![ .]*$)[^\s"*:<>?/\\|](?:[^"*:<>?/\\|]*[^\s"*:<>?/\\|])?$'
@@ -38,7 +38,7 @@ ITEM = {
         "id": {"type": "string", "minLength": 1},
         "name": {"type": "string"},
         "web_url": _NSTR,
-        "size": {"type": ["integer", "null"]},
+        "size": nullable("integer"),
         "mime_type": _NSTR,
         "is_folder": {"type": "boolean"},
         "last_modified": _NSTR,

@@ -3,10 +3,10 @@ a configuration's create, update and delete."""
 
 from __future__ import annotations
 
-from toolhub.registry import tool_define
+from toolhub.registry import nullable, tool_define
 
 _STR = {"type": "string"}
-_NSTR = {"type": ["string", "null"]}
+_NSTR = nullable("string")
 
 ORGANIZATION = {
     "type": "object",

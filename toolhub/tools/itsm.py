@@ -6,7 +6,7 @@ from __future__ import annotations
 from core.api.timestamps import iso_ms_text
 from integrations.errors import VendorNotFound
 from integrations.itsm import ARTICLE_FIELDS, INCIDENT_FIELDS, field_text, query_value
-from toolhub.registry import tool_define
+from toolhub.registry import nullable, tool_define
 
 DATE_TIMES = {"opened_at", "sys_updated_on"}  # the date-times among INCIDENT_FIELDS, ARTICLE_FIELDS
 
@@ -214,7 +214,7 @@ def user_role_grant(client, args: dict) -> dict:
 
 
 tool_define(
-    "itsm.user.role.grant",
+    "itsm.user_role.grant",
     "Grant a user a role",
     "Give a user one role of the ITSM instance (a sys_user_has_role record), by the sys_ids of the "
     "user (sys_user) and the role (sys_user_role). Needs the instance's user_admin or admin role.",
@@ -237,7 +237,7 @@ tool_define(
             "sys_id": {"type": "string", "minLength": 1},
             "user": {"type": "string"},
             "role": {"type": "string"},
-            "state": {"type": ["string", "null"]},
+            "state": nullable("string"),
             "inherited": {"type": "boolean"},
         },
     },

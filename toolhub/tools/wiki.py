@@ -3,7 +3,7 @@ permission granted in a space (v1 API; `admin`: it needs the space's Admin permi
 
 from __future__ import annotations
 
-from toolhub.registry import tool_define
+from toolhub.registry import nullable, tool_define
 
 PAGE_ID = {"type": "string", "pattern": "^[0-9]{1,20}$"}
 _STR = {"type": "string"}
@@ -14,11 +14,11 @@ PAGE = {
         "id": {"type": "string", "minLength": 1},
         "title": _STR,
         "space_id": _STR,
-        "parent_id": {"type": ["string", "null"]},
+        "parent_id": nullable("string"),
         "status": _STR,
         "version": {"type": "integer"},
-        "body": {"type": ["string", "null"]},
-        "web_url": {"type": ["string", "null"]},
+        "body": nullable("string"),
+        "web_url": nullable("string"),
     },
 }
 
@@ -111,8 +111,8 @@ tool_define(
                     "properties": {
                         "id": {"type": "string", "minLength": 1},
                         "title": _STR,
-                        "space_key": {"type": ["string", "null"]},
-                        "web_url": {"type": ["string", "null"]},
+                        "space_key": nullable("string"),
+                        "web_url": nullable("string"),
                     },
                 },
             },
@@ -201,7 +201,7 @@ OPERATION = {
     "attachment; delete, export, administer or restrict_content space; archive page.",
 }
 tool_define(
-    "wiki.space.permission.add",
+    "wiki.space_permission.add",
     "Grant a permission in a space",
     "Give a user or a group one permission in a space (read it, create or delete pages, blog posts, "
     "comments or attachments, export it, administer it, ...). Needs the space's Admin permission.",
