@@ -4,6 +4,7 @@ import time
 from datetime import timedelta
 
 import pytest
+from django.db import OperationalError
 from django.utils import timezone
 
 from core import jobs
@@ -16,10 +17,15 @@ from tests import factories
 
 
 def wait_for(predicate, seconds=20.0):
+    """Poll until the predicate holds. SQLite's shared-cache test database answers "table is
+    locked" at once, without waiting, while a worker thread writes: that is "not yet"."""
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
-        if predicate():
-            return True
+        try:
+            if predicate():
+                return True
+        except OperationalError:
+            pass
         time.sleep(0.1)
     return False
 
