@@ -335,6 +335,11 @@ FAILED_FILES_TABLE = env("FAILED_FILES_TABLE", default="FailedIngestions")
 FAILED_FILES_RETENTION_DAYS = env.int("FAILED_FILES_RETENTION_DAYS", default=30)
 
 # Ingestion runs (DESIGN section 15, docs/ingestion.md).
+# Source permissions (DESIGN section 19, docs/knowledge.md "Who sees what"): how long a user's
+# groups looked up in the tenant's platforms are kept, and how often each configuration's readers
+# are read again at the latest.
+PERMISSIONS_CACHE_MINUTES = env.int("PERMISSIONS_CACHE_MINUTES", default=15)
+PERMISSIONS_RESYNC_MINUTES = env.int("PERMISSIONS_RESYNC_MINUTES", default=15)
 INGEST_MAX_FILE_MB = env.int("INGEST_MAX_FILE_MB", default=50)
 INGEST_DOWNLOAD_TIMEOUT_S = env.float("INGEST_DOWNLOAD_TIMEOUT_S", default=60.0)
 # A worker holds its run this long past its last finished document; a run whose holder stopped

@@ -65,6 +65,11 @@ JOB_SPECS: dict[str, JobSpec] = {
             "Write each tenant's usage report of the month so far, and close last month's.",
             {"minute": "15", "hour": "4"},
         ),
+        JobSpec(
+            "permissionsSync",
+            "Read again who may read the indexed items of each knowledge source that is due.",
+            {"minute": "*/5"},
+        ),
         JobSpec("dekRotation", "Re-encrypt a tenant's secrets under its new data key.", {"minute": "*/10"}),
         JobSpec(
             "failedFilesRetention", "Delete failed-file records past retention.", {"minute": "0", "hour": "2"}

@@ -26,6 +26,8 @@ class Principal:
     # A realm user's roles in `tenant_id`, mapped from its token's roles claim (DESIGN section 17).
     realm_roles: frozenset[str] = frozenset()
     realm: str = ""  # the identity realm's name, for a realm user
+    # A realm user's groups as its token's groups claim names them (DESIGN section 19).
+    realm_groups: frozenset[str] = frozenset()
     # The person an OAuth token acts for (a user who allowed the client): its calls are theirs.
     user_id: str = ""
     username: str = ""
@@ -63,6 +65,11 @@ class Principal:
     def is_user(self) -> bool:
         """A person: a user of this service, or a user of an identity realm (roles, not scopes)."""
         return self.kind in ("user", "realm_user")
+
+    @property
+    def is_person(self) -> bool:
+        """A person calls, or a client acts for one: what they may read at the source applies."""
+        return self.is_user or bool(self.user_id)
 
     @property
     def rate_key(self) -> str:

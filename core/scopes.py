@@ -8,6 +8,7 @@ SCOPES: tuple[str, ...] = (
     "vault:secrets",
     "knowledge:read",
     "knowledge:write",
+    "knowledge:all",
     "tools:read",
     "tools:execute",
     "admin:read",

@@ -88,6 +88,9 @@ class IdentityRealm(models.Model):
     username_claim = models.CharField(max_length=255, default="preferred_username")
     roles_claim = models.CharField(max_length=255, default="roles")
     role_mapping = models.JSONField(default=dict, blank=True)  # {external role: Role}
+    groups_claim = models.CharField(max_length=255, default="groups")
+    # {token group: [source principal, ...]} (DESIGN section 19).
+    group_mapping = models.JSONField(default=dict, blank=True)
     created_at = models.DateTimeField(default=timezone.now)
     created_by = models.JSONField(default=dict, blank=True)  # actor {id, name, email}
     updated_at = models.DateTimeField(null=True, blank=True)

@@ -159,6 +159,7 @@ def realm_principal(realm: IdentityRealm, claims: dict) -> Principal:
         tenant_id=realm.tenant_id,
         realm_roles=mapped_roles(realm, claim(claims, realm.roles_claim)),
         realm=realm.name,
+        realm_groups=token_groups(claim(claims, realm.groups_claim)),
     )
 
 
@@ -182,6 +183,15 @@ def mapped_roles(realm: IdentityRealm, external) -> frozenset[str]:
         return frozenset()
     mapping = realm.role_mapping or {}
     return frozenset(mapping[role] for role in external if isinstance(role, str) and role in mapping)
+
+
+def token_groups(value) -> frozenset[str]:
+    """The groups a token's groups claim names (one name, or a list of them)."""
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list):
+        return frozenset()
+    return frozenset(group for group in value if isinstance(group, str) and group.strip())
 
 
 def _actor_id(subject: str) -> str:

@@ -136,6 +136,8 @@ class SyncRun(models.Model):
         INGEST = "ingest"
         SCHEDULED = "scheduled"
         RETRY = "retry"
+        # Reads the readers of indexed items again; downloads and embeds nothing (DESIGN section 19).
+        PERMISSIONS = "permissions"
 
     class Status(models.TextChoices):
         QUEUED = "queued"

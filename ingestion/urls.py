@@ -37,4 +37,9 @@ urlpatterns = [
         configurations.SyncConfigurationStopApi.as_view(),
         name="sync-configuration-stop",
     ),
+    path(
+        "v2/sync-configurations/<str:configuration_id>/permissions-sync",
+        configurations.SyncConfigurationPermissionsApi.as_view(),
+        name="sync-configuration-permissions-sync",
+    ),
 ]

@@ -342,6 +342,42 @@ class ItsmClient(VendorClient):
         rows = self.table("kb_knowledge", fields=wanted, query=query)
         return [KnowledgeArticle.from_row(row) for row in rows if field_text(row.get("sys_id"))]
 
+    def records_by_id(self, table: str, sys_ids: Sequence[str], *, fields: Sequence[str]) -> list[dict]:
+        """The records of `table` named (in batches of ID_BATCH), with `fields`."""
+        found: list[dict] = []
+        for batch in id_batches(sys_ids):
+            found += self.table(table, fields=list(fields), query=f"sys_idIN{','.join(batch)}")
+        return found
+
+    def knowledge_base_criteria(self, relation: str, knowledge_bases: Sequence[str]) -> dict[str, list[str]]:
+        """The user criteria a many-to-many table (`kb_uc_can_read_mtom`, `kb_uc_cannot_read_mtom`)
+        relates to each knowledge base named: {knowledge base: [user criteria]}."""
+        related: dict[str, list[str]] = {}
+        for batch in id_batches(knowledge_bases):
+            rows = self.table(
+                relation,
+                fields=["kb_knowledge_base", "user_criteria"],
+                query=f"kb_knowledge_baseIN{','.join(batch)}",
+            )
+            for row in rows:
+                base, criteria = (
+                    field_text(row.get("kb_knowledge_base")),
+                    field_text(row.get("user_criteria")),
+                )
+                if base and criteria:
+                    related.setdefault(base, []).append(criteria)
+        return related
+
+    def user_groups(self, email: str) -> list[str]:
+        """The sys_ids of the groups whose member the user with this e-mail address is."""
+        users = list(self.table("sys_user", fields=["sys_id"], query=f"email={query_value(email)}"))
+        ids = [field_text(user.get("sys_id")) for user in users]
+        groups: list[str] = []
+        for batch in id_batches(ids):
+            rows = self.table("sys_user_grmember", fields=["group"], query=f"userIN{','.join(batch)}")
+            groups += [field_text(row.get("group")) for row in rows if field_text(row.get("group"))]
+        return sorted(set(groups))
+
     def article_attachments(self, article_ids: Sequence[str]) -> list[ArticleAttachment]:
         """The files attached to the articles named."""
         found: list[ArticleAttachment] = []

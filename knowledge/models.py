@@ -124,8 +124,9 @@ class Document(models.Model):
     readers = models.JSONField(
         default=list,
         blank=True,
-        help_text="The platform's read permissions (groups, user criteria) of the item: a query "
-        "that names its groups sees it only when one of them is here; empty: no upstream restriction.",
+        help_text="Who may read the item at its source: everyone, user:<email>, "
+        "group:<platform>:<id> (DESIGN section 19); empty: its permissions could not be read, so only "
+        "callers with knowledge:all read it.",
     )
     metadata = models.JSONField(default=dict, blank=True)
     # A plain string ("" for none): configurations belong to ingestion, which knowledge does not import.
@@ -164,8 +165,8 @@ class Document(models.Model):
 
 class Chunk(models.Model):
     """A passage of a document with its embedding and its lexical terms. The document's audience
-    and readers are copied here in a form that a plain substring filter matches on both databases
-    (`knowledge.vectors.audience`)."""
+    and readers (`core.readers`) are copied here in a form that a plain substring filter matches on
+    both databases (`knowledge.vectors.audience`)."""
 
     document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="chunks")
     tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="+")
@@ -177,7 +178,7 @@ class Chunk(models.Model):
     readers = models.TextField(
         default="",
         blank=True,
-        help_text="The document's readers in the audience's form; empty: no upstream restriction.",
+        help_text="The document's readers in the audience's form; empty: only knowledge:all callers.",
     )
     # What the lexical index holds of the chunk (`knowledge.vectors.lexical.chunk_terms`): the
     # distinct terms of its document's title and its text. PostgreSQL indexes it in the generated

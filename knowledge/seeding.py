@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from core.models import Tenant
+from core.readers import EVERYONE
 from core.seeding import seed_hook
 from knowledge.embeddings import EmbeddingFailed, embedder
 from knowledge.selectors import document_find
@@ -101,6 +102,7 @@ def seed_demo_handbook(tenant: Tenant) -> str:
             title=page.title,
             content_hash=page.content_hash,
             audience=["all"],
+            readers=[EVERYONE],
             metadata={"demo": True, "embedding_model": model.model},
             sync_configuration_id=None,
             model=model.model,

@@ -5,7 +5,7 @@ check of `vectordb_config`; which documents a caller may read, and search and re
 from __future__ import annotations
 
 import uuid
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import asdict, dataclass
 from functools import cached_property
 from urllib.parse import urlsplit
@@ -17,9 +17,8 @@ from core.api.ids import prefixed_uuid
 from core.models import Tenant
 from knowledge.embeddings import embedder
 from knowledge.models import SOURCE_RULE_PREFIX, Chunk, Document, SourceRule
-from knowledge.vectors.audience import chunks_visible
 from knowledge.vectors.prefixes import url_key, url_prefix
-from knowledge.vectors.store import HYBRID, KEYWORD, chunks_search
+from knowledge.vectors.store import HYBRID, KEYWORD, chunks_readable, chunks_search
 
 ALL_AUDIENCES = "all"
 # Neighbouring passages share a few words (INGEST_CHUNK_OVERLAP tokens); a shorter common end and
@@ -156,10 +155,11 @@ def document_find(*, tenant: Tenant, platform_type: str, source_id: str) -> Docu
 
 
 def documents_of_configuration(*, tenant: Tenant, sync_configuration_id: str) -> list[Document]:
-    """The tenant's documents that a sync configuration last wrote (their id, source and metadata:
-    a full run compares them with what it found at the source)."""
+    """The tenant's documents that a sync configuration last wrote (their id, source, metadata and
+    readers: a full run compares them with what it found at the source, a permissions pass their
+    readers)."""
     rows = Document.objects.for_tenant(tenant).filter(sync_configuration_id=sync_configuration_id)
-    return list(rows.only("id", "platform_type", "source_id", "source_url", "title", "metadata"))
+    return list(rows.only("id", "platform_type", "source_id", "source_url", "title", "metadata", "readers"))
 
 
 def vectordb_tenant_check(*, tenant: Tenant, tenant_id: str) -> None:
@@ -173,16 +173,15 @@ def vectordb_tenant_check(*, tenant: Tenant, tenant_id: str) -> None:
         raise Forbidden("vectordb_config.tenant_id must be the tenant named in x-tenantid.")
 
 
-def documents_readable(*, tenant: Tenant, audience: Sequence[str] | None = None) -> QuerySet[Document]:
-    """The tenant's documents this caller may read: the one answer that every read of knowledge
-    (search through REST and the tool, MCP resources) asks for, so that what a caller may not read
-    is trimmed in one place (DESIGN section 19). `audience` None: every document of the tenant; a
-    list of groups: the documents those groups may see (`knowledge.vectors.audience`)."""
+def documents_readable(*, tenant: Tenant, identities: Collection[str] | None) -> QuerySet[Document]:
+    """The tenant's documents a caller with these source identities may read
+    (`identity.sources.source_identities`; None: every document): what MCP resources and the
+    console's document pages list, trimmed by the same filter as search (DESIGN section 19)."""
     documents = Document.objects.for_tenant(tenant)
-    if audience is None:
+    if identities is None:
         return documents
-    visible = Chunk.objects.filter(tenant=tenant).filter(chunks_visible(audience))
-    return documents.filter(id__in=visible.values("document_id"))
+    readable = chunks_readable(tenant=tenant, identities=identities)
+    return documents.filter(id__in=readable.values("document_id"))
 
 
 def documents_search(
@@ -190,13 +189,15 @@ def documents_search(
     tenant: Tenant,
     query: str,
     top_k: int = 5,
+    identities: Collection[str] | None,
     platform_types: Sequence[str] | None = None,
     audience: Sequence[str] | None = None,
     mode: str = HYBRID,
 ) -> dict:
     """The tenant's `top_k` chunks that best answer `query`, best first, among the chunks of the
     embedding model in use: `{results: [...], model, mode}`. `mode`: hybrid (meaning and words),
-    semantic (meaning), keyword (words; the query is not embedded). `platform_types` narrows the
+    semantic (meaning), keyword (words; the query is not embedded). Only chunks the caller's
+    source `identities` may read are ranked (None: every chunk). `platform_types` narrows the
     platforms; `audience` (groups) narrows to those groups' chunks and everyone's, None to no
     restriction. Raises `EmbeddingFailed` when the query cannot be embedded."""
     model = embedder()
@@ -208,6 +209,7 @@ def documents_search(
         mode=mode,
         model=model.model,
         top_k=top_k,
+        identities=identities,
         platform_types=platform_types,
         audience=audience,
     )
@@ -215,11 +217,11 @@ def documents_search(
 
 
 def documents_newest_first(
-    *, tenant: Tenant, after: tuple | None = None, limit: int, audience: Sequence[str] | None = None
+    *, tenant: Tenant, identities: Collection[str] | None, after: tuple | None = None, limit: int
 ) -> list[Document]:
     """A page of the documents the caller may read, last ingested or changed first: the `limit`
     that come after the position `after` (`(updated_at, id)` of the previous page's last)."""
-    documents = documents_readable(tenant=tenant, audience=audience)
+    documents = documents_readable(tenant=tenant, identities=identities)
     if after is not None:
         updated_at, document_id = after
         documents = documents.filter(
@@ -229,14 +231,14 @@ def documents_newest_first(
 
 
 def document_readable_get(
-    *, tenant: Tenant, document_id: str, audience: Sequence[str] | None = None
+    *, tenant: Tenant, document_id: str, identities: Collection[str] | None
 ) -> Document | None:
     """The document `doc-<uuid>` if the caller may read it; None for one it may not read, another
     tenant's, an unknown one or an id of another form (no existence oracle)."""
     found = prefixed_uuid(document_id.strip(), "doc-")
     if found is None:
         return None
-    return documents_readable(tenant=tenant, audience=audience).filter(id=found).first()
+    return documents_readable(tenant=tenant, identities=identities).filter(id=found).first()
 
 
 def document_text(*, document: Document) -> str:

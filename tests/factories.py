@@ -57,6 +57,7 @@ def make_document(tenant: Tenant, chunks: list, **fields):
         "title": f"File {number}",
         "content_hash": f"{number:064x}",
         "audience": ["all"],
+        "readers": ["everyone"],
         "metadata": {},
         "sync_configuration_id": None,
         "model": "test-model",

@@ -21,6 +21,8 @@ from django.conf import settings
 
 from core.api.errors import ApiError
 from core.outbound import OutboundRefused
+from core.principals import Principal
+from identity.sources import source_identities
 from integrations.base import VendorClient
 from integrations.errors import VendorError, VendorThrottled, VendorTimeout
 from integrations.itdocs import ItdocsClient
@@ -41,7 +43,8 @@ class Connector:
     type: str
     domain: str
     timeout: tuple[float, float]  # (connect, read) seconds of one vendor request
-    build: Callable[[Connection, object, dict], VendorClient]  # (connection, credential, session options)
+    # (connection, credential, session options, the calling principal or None)
+    build: Callable[[Connection, object, dict, Principal | None], VendorClient]
     health: Callable[[VendorClient], None]  # one cheap authenticated read; raises VendorError
     vendor: bool = True  # False: no base URL, no vault credential (the credential passed is None)
 
@@ -83,7 +86,7 @@ _OAUTH_TYPES = frozenset({"oauth2_bearer", "oauth2_client_credentials"})
 _ITSM_TYPES = "basic_auth, bearer_token, jwt, oauth2_bearer or oauth2_client_credentials"
 
 
-def _itsm(connection: Connection, credential, options: dict) -> VendorClient:
+def _itsm(connection: Connection, credential, options: dict, caller) -> VendorClient:
     """The credential is used as its auth type says: HTTP Basic for `basic_auth`, its access token
     as a bearer for the bearer types (the vault keeps an OAuth token fresh), and the instance's own
     token grant only for an OAuth credential that holds no access token."""
@@ -114,14 +117,14 @@ def _unusable(connection: Connection, why: str) -> ConnectionNotFound:
     )
 
 
-def _wiki(connection: Connection, credential, options: dict) -> VendorClient:
+def _wiki(connection: Connection, credential, options: dict, caller) -> VendorClient:
     username, api_token = _basic_pair(credential)
     return WikiClient(
         base_url=connection.base_url, username=username, api_token=api_token, session_options=options
     )
 
 
-def _sitelib(connection: Connection, credential, options: dict) -> VendorClient:
+def _sitelib(connection: Connection, credential, options: dict, caller) -> VendorClient:
     creds = SitelibCredentials(
         cloud_tid=_secret(credential, "cloud_tid"),
         client_id=_secret(credential, "client_id"),
@@ -143,11 +146,13 @@ def _sitelib(connection: Connection, credential, options: dict) -> VendorClient:
     )
 
 
-def _knowledge(connection: Connection, credential, options: dict):
-    return KnowledgeBase(tenant=connection.tenant)
+def _knowledge(connection: Connection, credential, options: dict, caller: Principal | None) -> KnowledgeBase:
+    """The tenant's knowledge base as the caller may read it (a connection test reads nothing)."""
+    identities = source_identities(caller, connection.tenant) if caller is not None else frozenset()
+    return KnowledgeBase(tenant=connection.tenant, identities=identities)
 
 
-def _itdocs(connection: Connection, credential, options: dict) -> VendorClient:
+def _itdocs(connection: Connection, credential, options: dict, caller) -> VendorClient:
     api_key = credential.access_token or _secret(credential, "api_key")
     return ItdocsClient(base_url=connection.base_url, api_key=api_key, session_options=options)
 
@@ -196,7 +201,9 @@ def _credential(connection: Connection, tenant, actor: dict, request_id: str, *,
         ) from None
 
 
-def _client(connection: Connection, credential, *, read: bool) -> VendorClient:
+def _client(
+    connection: Connection, credential, *, read: bool, caller: Principal | None = None
+) -> VendorClient:
     connector = CONNECTORS[connection.connector]
     options = {
         "timeout": connector.timeouts(connection),
@@ -205,7 +212,7 @@ def _client(connection: Connection, credential, *, read: bool) -> VendorClient:
         # calls reuse their TCP/TLS connections, while headers and auth stay per call.
         "keep_alive": f"toolhub:{connection.id}",
     }
-    return connector.build(connection, credential, options)
+    return connector.build(connection, credential, options, caller)
 
 
 def upstream_run(*, call, tool, on_start: Callable[[], None] | None = None) -> object:
@@ -216,7 +223,7 @@ def upstream_run(*, call, tool, on_start: Callable[[], None] | None = None) -> o
     connection = call.connection
     credential = _credential(connection, call.tenant, call.actor, call.request_id, count=False)
     call.uncounted_access = credential.uncounted if credential is not None else None
-    client = _client(connection, credential, read=tool.risk_level == RiskLevel.READ)
+    client = _client(connection, credential, read=tool.risk_level == RiskLevel.READ, caller=call.principal)
     if on_start is not None:
         on_start()
     with vendor_errors(), client:

@@ -13,7 +13,17 @@ from identity.apis.realms import RealmInputSerializer
 from identity.models import IdentityRealm
 from identity.services import realms as svc
 
-EDITABLE = ("name", "issuer", "audience", "jwks_url", "username_claim", "roles_claim", "role_mapping")
+EDITABLE = (
+    "name",
+    "issuer",
+    "audience",
+    "jwks_url",
+    "username_claim",
+    "roles_claim",
+    "role_mapping",
+    "groups_claim",
+    "group_mapping",
+)
 
 
 def _https_urls(field, **kwargs):
@@ -31,15 +41,19 @@ class IdentityRealmForm(forms.ModelForm):
         help_texts = {
             "role_mapping": 'External role → this service\'s role, e.g. {"helpdesk": "integration_viewer"}.',
             "jwks_url": "Blank: the issuer's discovery document names it.",
+            "group_mapping": 'Token group → source principals, e.g. {"hr": ["group:sitelib:8d1f…"]}.',
         }
 
     def clean(self):
         cleaned = super().clean()
+        if "group_mapping" in cleaned and cleaned["group_mapping"] is None:
+            cleaned["group_mapping"] = {}  # a blank field maps no groups
         values = {api: cleaned.get(field) for api, field in svc.FIELDS.items() if field in cleaned}
         checked = RealmInputSerializer(data={**values, "jwksUrl": values.get("jwksUrl") or None})
         for name, problems in ({} if checked.is_valid() else checked.errors).items():
             self.add_error(svc.FIELDS.get(name), "; ".join(str(p) for p in _flat(problems)))
-        rest = [name for name in ("issuer", "jwksUrl", "roleMapping") if svc.FIELDS[name] not in self.errors]
+        checked_here = ("issuer", "jwksUrl", "roleMapping", "groupMapping")
+        rest = [name for name in checked_here if svc.FIELDS[name] not in self.errors]
         try:  # URLs in HTTPS and allowed by the outbound guard, external role names
             svc.realm_values_check({name: values[name] for name in rest if name in values})
         except ApiError as exc:

@@ -30,6 +30,11 @@ class RealmRecordSerializer(serializers.Serializer):
     usernameClaim = text()
     rolesClaim = text()
     roleMapping = serializers.DictField(child=text(), help_text="{external role: this service's role}")
+    groupsClaim = text(help_text="The token claim that names the user's groups (DESIGN section 19).")
+    groupMapping = serializers.DictField(
+        child=serializers.ListField(child=text()),
+        help_text="{token group: [source principal, ...]}",
+    )
     createdAt = when()
     createdBy = obj(allow_null=True)
     updatedAt = when()
@@ -49,6 +54,8 @@ def realm_record(realm: IdentityRealm) -> dict:
         "usernameClaim": realm.username_claim,
         "rolesClaim": realm.roles_claim,
         "roleMapping": dict(realm.role_mapping),
+        "groupsClaim": realm.groups_claim,
+        "groupMapping": {group: list(mapped) for group, mapped in realm.group_mapping.items()},
         "createdAt": iso_ms(realm.created_at),
         "createdBy": realm.created_by or None,
         "updatedAt": iso_ms(realm.updated_at),
@@ -76,6 +83,19 @@ class RealmInputSerializer(serializers.Serializer):
     roleMapping = serializers.DictField(
         child=serializers.ChoiceField(choices=Role.values),
         help_text="{external role: this service's role}; external roles not named are ignored.",
+    )
+    groupsClaim = _name(
+        required=False,
+        default="groups",
+        help_text="The claim that names the user's groups (a claim name or a dotted path).",
+    )
+    groupMapping = serializers.DictField(
+        child=serializers.ListField(child=serializers.CharField(max_length=512), max_length=50),
+        required=False,
+        default=dict,
+        help_text="{token group: [source principal, ...]}: a token group named here stands for these "
+        "principals (everyone, user:<email>, group:<platform>:<id>); any other matches the groups of "
+        "that id on every platform.",
     )
 
     class Meta:

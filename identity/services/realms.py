@@ -13,11 +13,14 @@ from core.audit import audit_record
 from core.models import Tenant
 from core.outbound import guard_field
 from core.people import person
+from core.readers import principals
 from identity.models import IdentityRealm
 from identity.realms import realm_keys_forget
 
 CATEGORY = "identity_realms"
 MAX_MAPPED_ROLES = 100
+MAX_MAPPED_GROUPS = 500
+MAX_GROUP_PRINCIPALS = 50
 # API names of the realm's settings -> model fields.
 FIELDS = {
     "name": "name",
@@ -27,6 +30,8 @@ FIELDS = {
     "usernameClaim": "username_claim",
     "rolesClaim": "roles_claim",
     "roleMapping": "role_mapping",
+    "groupsClaim": "groups_claim",
+    "groupMapping": "group_mapping",
 }
 
 
@@ -79,8 +84,12 @@ def realm_delete(*, realm: IdentityRealm, actor: dict, request_id: str) -> dict:
 
 
 def _stored(values: dict) -> dict:
-    """No JWKS URL is stored as blank (read from the discovery document)."""
-    return {name: (value or "") if name == "jwksUrl" else value for name, value in values.items()}
+    """No JWKS URL is stored as blank (read from the discovery document); mapped source principals
+    in their folded form."""
+    stored = {name: (value or "") if name == "jwksUrl" else value for name, value in values.items()}
+    if stored.get("groupMapping"):
+        stored["groupMapping"] = {g: list(principals(p)) for g, p in stored["groupMapping"].items()}
+    return stored
 
 
 def realm_values_check(values: dict) -> None:
@@ -93,10 +102,37 @@ def realm_values_check(values: dict) -> None:
     if mapping is not None and len(mapping) > MAX_MAPPED_ROLES:
         raise value_error("roleMapping", f"At most {MAX_MAPPED_ROLES} external roles may be mapped.")
     for external in mapping or {}:
-        if not external or len(external) > 255 or any(ord(ch) < 32 for ch in external):
+        if not _external_name(external):
             raise value_error(
                 "roleMapping", "External role names have 1 to 255 characters, no control characters."
             )
+    group_mapping_check(values.get("groupMapping"))
+
+
+def _external_name(name: str) -> bool:
+    return bool(name) and len(name) <= 255 and not any(ord(ch) < 32 for ch in name)
+
+
+def group_mapping_check(mapping: dict | None) -> None:
+    """422 naming `groupMapping` unless it maps token group names to lists of source principals."""
+    if mapping is None:
+        return
+    if len(mapping) > MAX_MAPPED_GROUPS:
+        raise value_error("groupMapping", f"At most {MAX_MAPPED_GROUPS} token groups may be mapped.")
+    for group, mapped in mapping.items():
+        if not _external_name(group):
+            raise value_error(
+                "groupMapping", "Token group names have 1 to 255 characters, no control characters."
+            )
+        if not isinstance(mapped, list) or not 1 <= len(mapped) <= MAX_GROUP_PRINCIPALS:
+            raise value_error(
+                "groupMapping",
+                f"Each token group maps to a list of 1 to {MAX_GROUP_PRINCIPALS} source principals.",
+            )
+        try:
+            principals(mapped)
+        except ValueError as exc:
+            raise value_error("groupMapping", str(exc)) from None
 
 
 def https_url_check(field: str, url: str) -> None:
@@ -119,6 +155,8 @@ def _settings(realm: IdentityRealm) -> dict:
         "jwksUrl": realm.jwks_url or None,
         # Pairs, not an object: an external role may be named anything, even "token".
         "roleMapping": [{"external": k, "role": v} for k, v in sorted(realm.role_mapping.items())],
+        "groupsClaim": realm.groups_claim,
+        "groupMapping": [{"group": k, "principals": v} for k, v in sorted(realm.group_mapping.items())],
     }
 
 

@@ -1,6 +1,7 @@
 """/v2/sync-configurations: what a tenant ingests, for the people who run it. List and read
 configurations, schedule or rename them (`interval_minutes`, run by the dataSync job), "Stop Sync"
-(no more scheduled runs; what was ingested stays), and delete one with everything it ingested.
+(no more scheduled runs; what was ingested stays), delete one with everything it ingested, and
+read its items' readers again (a permissions pass, DESIGN section 19).
 
 Beyond the contract (it names the console's actions, not an endpoint); docs/ingestion.md.
 """
@@ -20,9 +21,11 @@ from core.api.validation import validated
 from core.api.views import TenantAPIView
 from core.audit import actor_of
 from ingestion.apis.params import query_error
+from ingestion.apis.runs import STARTED_RESPONSES, run_started
 from ingestion.models import SYNC_CONFIGURATION_PREFIX, Platform, SyncConfiguration
 from ingestion.selectors import sync_configuration_get
 from ingestion.services.configurations import (
+    permissions_pass,
     sync_configuration_change,
     sync_configuration_delete,
     sync_configuration_stop,
@@ -86,6 +89,7 @@ def _configuration(view: TenantAPIView, raw: str) -> SyncConfiguration:
     return sync_configuration_get(tenant=view.tenant, configuration_id=found_id)
 
 
+PERMISSIONS_STARTED = "Permissions pass started"
 ONE = v2_envelope("SyncConfigurationEnvelope", SyncConfigurationOutput())
 NOT_FOUND = OpenApiResponse(V2DetailSerializer, "No such configuration of the tenant.")
 
@@ -220,3 +224,27 @@ class SyncConfigurationStopApi(TenantAPIView):
             request_id=request.request_id,
         )
         return v2_response(configuration_record(configuration))
+
+
+class SyncConfigurationPermissionsApi(TenantAPIView):
+    access = KNOWLEDGE_WRITE
+
+    @extend_schema(
+        operation_id="sync_configuration_permissions_sync",
+        summary="Read again who may read the configuration's indexed items",
+        request=None,
+        responses=STARTED_RESPONSES,
+        tags=["ingestion"],
+        description="Queues a permissions pass (a run of kind `permissions`): every indexed item of "
+        "the configuration gets the readers its platform gives it now, without being downloaded or "
+        'embedded again (docs/knowledge.md, "Who sees what"). The permissionsSync job runs one '
+        "at least every PERMISSIONS_RESYNC_MINUTES.",
+    )
+    def post(self, request, configuration_id: str):
+        run = permissions_pass(
+            tenant=self.tenant,
+            configuration_id=prefixed_uuid(configuration_id, SYNC_CONFIGURATION_PREFIX),
+            actor=actor_of(request),
+            request_id=request.request_id,
+        )
+        return run_started(run, PERMISSIONS_STARTED)

@@ -28,14 +28,14 @@ STARTED = "Ingestion started"
 COUNTERS = ("discovered", "processed", "succeeded", "skipped", "failed", "chunks_written", "vectors_removed")
 
 
-def run_started(run: SyncRun):
+def run_started(run: SyncRun, message: str = STARTED):
     data = {
         "job_id": run.job_id,
         "sync_run_id": run.public_id,
         "sync_configuration_id": run.configuration.public_id,
         "status": run.status,
     }
-    return v2_response(data, message=STARTED, status=202)
+    return v2_response(data, message=message, status=202)
 
 
 def run_record(run: SyncRun) -> dict:

@@ -22,7 +22,6 @@ class RunContext:
     audience: list[str]
     use_ocr: bool
     rules: SourceRules  # the tenant's block list when the configuration is `blacklisted`, else none
-    keep_readers: bool  # `source_restriction`: documents keep the platform's read permissions
 
     @property
     def platform(self) -> str:
@@ -30,6 +29,3 @@ class RunContext:
 
     def blocked(self, item: SourceItem) -> bool:
         return self.rules.url_blocked(item.web_url)
-
-    def readers(self, item: SourceItem) -> list[str]:
-        return list(item.readers) if self.keep_readers else []

@@ -4,6 +4,9 @@ item, and the run's status decided at the end. Per-item failures never stop a ru
 
 A retry run (`retry-failed`) discovers as a full run does and takes only the items it was asked to
 retry; an asked-for item that discovery no longer finds is gone, and its failure record with it.
+
+A permissions run (DESIGN section 19) discovers as a full run does and gives each indexed item the
+readers discovery found, downloading and embedding nothing; it adds and removes no documents.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ from ingestion.pipeline.context import RunContext
 from ingestion.pipeline.failures import RunFailed
 from ingestion.pipeline.items import items_ingest
 from ingestion.pipeline.sources import Discovery, SourceItem, source_open
-from ingestion.pipeline.store import document_removal_store, removal_store
+from ingestion.pipeline.store import document_removal_store, readers_store, removal_store
 from ingestion.services.runs import (
     LeaseLost,
     sync_run_claim,
@@ -76,6 +79,8 @@ def _run_with(ctx: RunContext) -> None:
     handled = sync_run_handled(run=run)
     if run.kind == SyncRun.Kind.RETRY:
         stop = _retry(ctx, found, handled)
+    elif run.kind == SyncRun.Kind.PERMISSIONS:
+        stop = _permissions(ctx, found, handled)
     else:
         stop = sync_run_discovered(run=run, holder=holder, count=len(found.items))
         if not stop:
@@ -106,7 +111,6 @@ def _context(run: SyncRun, holder: str, source) -> RunContext:
         rules=_block_list(configuration.tenant, audience)
         if restriction.get("blacklisted")
         else SourceRules(),
-        keep_readers=bool(restriction.get("source_restriction")),
     )
 
 
@@ -116,7 +120,7 @@ def _block_list(tenant, audience: list[str]) -> SourceRules:
 
 def _discover(ctx: RunContext) -> Discovery:
     run, configuration = ctx.run, ctx.configuration
-    incremental = run.incremental and run.kind != SyncRun.Kind.RETRY
+    incremental = run.incremental and run.kind not in (SyncRun.Kind.RETRY, SyncRun.Kind.PERMISSIONS)
     try:
         return ctx.source.discover(
             incremental=incremental,
@@ -148,6 +152,21 @@ def _remove_unseen(ctx: RunContext, found: Discovery, handled: set[str]) -> bool
         ):
             return True
     return False
+
+
+def _permissions(ctx: RunContext, found: Discovery, handled: set[str]) -> bool:
+    """The indexed items that discovery found get the readers it found for them. Returns whether
+    a stop was requested."""
+    indexed = {
+        document.source_id: document
+        for document in documents_of_configuration(
+            tenant=ctx.tenant, sync_configuration_id=ctx.configuration.public_id
+        )
+    }
+    items = [item for item in found.items if item.key in indexed and item.key not in handled]
+    if sync_run_discovered(run=ctx.run, holder=ctx.holder, count=len(items)):
+        return True
+    return any(readers_store(ctx=ctx, item=item, document=indexed[item.key]) for item in items)
 
 
 def _retry(ctx: RunContext, found: Discovery, handled: set[str]) -> bool:

@@ -1,6 +1,11 @@
 """Pipeline stage "store": each item's effect and its record in the run, in one transaction. A
 document's chunks are replaced, its failed-file record resolved and the run's counters moved
-together: after a crash either all of that happened or none of it did."""
+together: after a crash either all of that happened or none of it did.
+
+An item's readers (DESIGN section 19) go with it: a stored document takes the item's, an unchanged
+one gets them without being embedded again, and an item whose permissions could not be read is
+kept with no readers (only knowledge:all callers read it) and counts as failed, `ACCESS_DENIED`,
+until a later run or permissions pass reads them."""
 
 from __future__ import annotations
 
@@ -17,7 +22,7 @@ from ingestion.services.failed_files import failed_file_record, failed_file_remo
 from ingestion.services.runs import ItemResult, sync_run_item_record
 from knowledge.models import Document
 from knowledge.selectors import document_find
-from knowledge.vectors.store import document_delete, document_upsert
+from knowledge.vectors.store import document_delete, document_readers_set, document_upsert
 
 
 @dataclass
@@ -30,17 +35,17 @@ class Prepared:
 
 
 def item_unchanged(*, ctx: RunContext, item: SourceItem, text_hash: str | None = None) -> bool:
-    """The index already holds this item as it is now: same content (its text's hash, or before
-    fetching the platform's version tag), place, title, audience, readers and embedding model."""
+    """The index already holds this item's text as it is now: same content (its text's hash, or
+    before fetching the platform's version tag), place, title, audience and embedding model. (New
+    readers need no new embeddings: `skip_store` gives them.)"""
     document = document_find(tenant=ctx.tenant, platform_type=ctx.platform, source_id=item.key)
     if document is None:
         return False
     metadata = document.metadata or {}
-    if (document.source_url, document.title, list(document.audience), list(document.readers)) != (
+    if (document.source_url, document.title, list(document.audience)) != (
         item.web_url,
         item.name,
         ctx.audience,
-        ctx.readers(item),
     ):
         return False
     if metadata.get("embedding_model") != ctx.embedder.model:
@@ -63,7 +68,7 @@ def document_store(*, ctx: RunContext, prepared: Prepared, vectors: np.ndarray) 
             title=item.name,
             content_hash=prepared.text_hash,
             audience=ctx.audience,
-            readers=ctx.readers(item),
+            readers=item.readers or (),
             metadata={
                 **item.metadata,
                 "version": item.version,
@@ -74,17 +79,38 @@ def document_store(*, ctx: RunContext, prepared: Prepared, vectors: np.ndarray) 
             model=ctx.embedder.model,
             chunks=list(zip(prepared.chunks, vectors, strict=True)),
         )
-        failed_file_remove(tenant=ctx.tenant, content_type=item.content_type, file_id=item.key)
-        return _record(
+        return _settled(
             ctx, item, SyncRunItem.Outcome.SUCCEEDED, chunks_written=written, vectors_removed=removed
         )
 
 
 def skip_store(*, ctx: RunContext, item: SourceItem) -> bool:
-    """An unchanged item: nothing to write; an old failure record of it no longer holds."""
+    """An unchanged item: nothing to embed; its readers as the platform gives them now, and an old
+    failure record of it no longer holds."""
+    document = document_find(tenant=ctx.tenant, platform_type=ctx.platform, source_id=item.key)
+    return readers_store(ctx=ctx, item=item, document=document)
+
+
+def readers_store(*, ctx: RunContext, item: SourceItem, document: Document | None) -> bool:
+    """The indexed item's readers as the platform gives them now (a permissions pass, or an
+    unchanged item of a run): recorded as succeeded when they changed, skipped when not."""
     with transaction.atomic():
+        changed = document is not None and document_readers_set(
+            tenant=ctx.tenant, document=document, readers=item.readers or ()
+        )
+        outcome = SyncRunItem.Outcome.SUCCEEDED if changed else SyncRunItem.Outcome.SKIPPED
+        return _settled(ctx, item, outcome)
+
+
+def _settled(ctx: RunContext, item: SourceItem, outcome: str, **counts) -> bool:
+    """The item's record, in the caller's transaction: `outcome` and no failure record, or, when
+    its permissions could not be read, a failure `ACCESS_DENIED` (its document keeps no readers)."""
+    if item.readers is not None:
         failed_file_remove(tenant=ctx.tenant, content_type=item.content_type, file_id=item.key)
-        return _record(ctx, item, SyncRunItem.Outcome.SKIPPED)
+        return _record(ctx, item, outcome, **counts)
+    reason = item.readers_error or "The platform did not say who may read it."
+    failure = ItemFailed("ACCESS_DENIED", f"Its permissions could not be read: {reason}")
+    return _failure_recorded(ctx, item, failure, **counts)
 
 
 def blocked_store(*, ctx: RunContext, item: SourceItem) -> bool:
@@ -107,23 +133,28 @@ def failure_store(*, ctx: RunContext, item: SourceItem, failure: ItemFailed) -> 
     """Write or update the item's failed-file record (`retry_count` + 1); its indexed document,
     if an earlier run stored one, stays as it was."""
     with transaction.atomic():
-        failed_file_record(
-            tenant=ctx.tenant,
-            platform_domain=ctx.configuration.platform_domain,
-            content_type=item.content_type,
-            file_id=item.key,
-            file_name=item.name[:1024],
-            source_url=item.web_url[:4096],
-            error_type=failure.error_type,
-            error_message=failure.message,
-        )
-        return _record(
-            ctx,
-            item,
-            SyncRunItem.Outcome.FAILED,
-            error_type=failure.error_type,
-            error_message=failure.message,
-        )
+        return _failure_recorded(ctx, item, failure)
+
+
+def _failure_recorded(ctx: RunContext, item: SourceItem, failure: ItemFailed, **counts) -> bool:
+    failed_file_record(
+        tenant=ctx.tenant,
+        platform_domain=ctx.configuration.platform_domain,
+        content_type=item.content_type,
+        file_id=item.key,
+        file_name=item.name[:1024],
+        source_url=item.web_url[:4096],
+        error_type=failure.error_type,
+        error_message=failure.message,
+    )
+    return _record(
+        ctx,
+        item,
+        SyncRunItem.Outcome.FAILED,
+        error_type=failure.error_type,
+        error_message=failure.message,
+        **counts,
+    )
 
 
 def removal_store(*, ctx: RunContext, item: SourceItem) -> bool | None:

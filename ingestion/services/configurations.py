@@ -15,7 +15,9 @@ import uuid
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
+from django.conf import settings
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from core.api.errors import value_error
@@ -36,6 +38,10 @@ from vault.services.credentials import (
 
 SCOPE_FIELDS = ("site_urls", "sub_sites", "drives", "folders", "pages")
 OWNED_PREFIX = "ingestion-"
+PERMISSIONS_RESYNC = settings.PERMISSIONS_RESYNC_MINUTES
+# Runs that read every item's readers when they discover the whole scope (not incrementally).
+FULL_READS = (SyncRun.Kind.UPLOAD, SyncRun.Kind.INGEST, SyncRun.Kind.SCHEDULED)
+ENDED_WELL = (SyncRun.Status.SUCCESS, SyncRun.Status.PARTIAL)
 
 
 @dataclass(frozen=True)
@@ -282,7 +288,8 @@ def sync_configurations_run_due(*, now: datetime | None = None) -> int:
     ).exclude(runs__status__in=SyncRun.ACTIVE)
     queued = 0
     for configuration in scheduled.select_related("tenant"):
-        latest = configuration.runs.order_by("-queued_at").values_list("queued_at", flat=True).first()
+        runs = configuration.runs.exclude(kind=SyncRun.Kind.PERMISSIONS)
+        latest = runs.order_by("-queued_at").values_list("queued_at", flat=True).first()
         if latest and latest > now - timedelta(minutes=configuration.interval_minutes):
             continue
         try:
@@ -294,5 +301,55 @@ def sync_configurations_run_due(*, now: datetime | None = None) -> int:
             )
         except RunAlreadyActive:
             continue  # an operator's run started meanwhile
+        queued += 1
+    return queued
+
+
+# ---- source permissions (DESIGN section 19)
+
+
+def permissions_pass(
+    *, tenant: Tenant, configuration_id: uuid.UUID | None, actor: dict, request_id: str | None
+) -> SyncRun:
+    """A permissions pass of the configuration queued now (404 unknown, 409 while a run of it is
+    queued or running)."""
+    configuration = sync_configuration_get(tenant=tenant, configuration_id=configuration_id)
+    return sync_run_queue(
+        configuration=configuration,
+        kind=SyncRun.Kind.PERMISSIONS,
+        incremental=False,
+        actor=actor,
+        request_id=request_id,
+    )
+
+
+def permissions_passes_due(*, now: datetime | None = None) -> int:
+    """Queue a permissions pass of every configuration that has indexed something (stopped ones
+    too: their documents are still searched) and none of whose runs is active, when the readers of
+    its items were last read (a permissions pass or a full run) longer ago than its interval or
+    PERMISSIONS_RESYNC_MINUTES, whichever is shorter. Returns how many were queued."""
+    now = now or timezone.now()
+    indexed = SyncConfiguration.objects.filter(last_sync__isnull=False).exclude(
+        runs__status__in=SyncRun.ACTIVE
+    )
+    queued = 0
+    for configuration in indexed.select_related("tenant"):
+        every = min(configuration.interval_minutes or PERMISSIONS_RESYNC, PERMISSIONS_RESYNC)
+        read = configuration.runs.filter(
+            Q(kind=SyncRun.Kind.PERMISSIONS)
+            | Q(incremental=False, kind__in=FULL_READS, status__in=ENDED_WELL)
+        )
+        latest = read.order_by("-queued_at").values_list("queued_at", flat=True).first()
+        if latest and latest > now - timedelta(minutes=every):
+            continue
+        try:
+            sync_run_queue(
+                configuration=configuration,
+                kind=SyncRun.Kind.PERMISSIONS,
+                incremental=False,
+                actor=system_actor("beat"),
+            )
+        except RunAlreadyActive:
+            continue
         queued += 1
     return queued

@@ -243,7 +243,9 @@ def sync_run_finish(
         fresh.finished_at = timezone.now()
         fresh.lease_expires_at = None
         fresh.save(update_fields=["status", "error", "finished_at", "lease_expires_at"])
-        if fresh.status in (SyncRun.Status.SUCCESS, SyncRun.Status.PARTIAL):
+        # A permissions pass read no content: the next run's window starts where it did.
+        ended_well = fresh.status in (SyncRun.Status.SUCCESS, SyncRun.Status.PARTIAL)
+        if ended_well and fresh.kind != SyncRun.Kind.PERMISSIONS:
             _advance(fresh.configuration, fresh.window_end, delta_tokens or {})
     return fresh
 

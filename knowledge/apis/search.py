@@ -13,6 +13,7 @@ from core.api.fields import StrictCharField, StrictChoiceField, StrictIntegerFie
 from core.api.schema import V2DetailSerializer, v2_envelope
 from core.api.validation import validated
 from core.api.views import TenantAPIView
+from identity.sources import source_identities
 from knowledge.apis import VectordbConfigSerializer
 from knowledge.embeddings import EmbeddingFailed
 from knowledge.models import PLATFORM_TYPES
@@ -38,9 +39,9 @@ class KnowledgeSearchInput(serializers.Serializer):
         child=StrictCharField(max_length=255),
         required=False,
         max_length=100,
-        help_text="Groups the results are for: their chunks and everyone's, and of those only the ones "
-        "the platform lets one of these groups read (documents without upstream readers, or with one of "
-        "the groups among them). Default: no restriction.",
+        help_text="Narrows the results to documents meant for these audiences (groups) and for everyone. "
+        "It never widens what the caller may read at the source (docs/knowledge.md, \"Who sees what\"). "
+        "Default: no narrowing.",
     )
 
     mode = StrictChoiceField(
@@ -94,7 +95,10 @@ class KnowledgeSearchApi(TenantAPIView):
         },
         tags=["knowledge"],
         description="The passages of ingested documents that best answer `query`, best first: by meaning "
-        "and words (`mode` hybrid, the default), by meaning only (semantic) or by words only (keyword).",
+        "and words (`mode` hybrid, the default), by meaning only (semantic) or by words only (keyword). "
+        "Only documents the caller may read at their source are searched: a person's (or an agent "
+        "acting for one) by their e-mail and groups, a key's or client's those shared with everyone "
+        "unless it holds `knowledge:all`.",
     )
     def post(self, request):
         data = validated(KnowledgeSearchInput, request.data)
@@ -104,6 +108,7 @@ class KnowledgeSearchApi(TenantAPIView):
                 tenant=self.tenant,
                 query=data["query"],
                 top_k=data["top_k"],
+                identities=source_identities(self.principal, self.tenant),
                 platform_types=data.get("platform_types"),
                 audience=data.get("audience"),
                 mode=data["mode"],

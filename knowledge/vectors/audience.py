@@ -1,27 +1,28 @@
-"""Who may see a chunk (DESIGN section 15).
+"""Who may see a chunk (DESIGN sections 15 and 19).
 
-Audience: a chunk whose document's audience is ["all"] is visible to every query; a query that
-names groups sees those groups' chunks and the unrestricted ones.
+Readers: the source principals (`core.readers`) that may read the chunk's document at its source.
+A caller reads the chunks whose readers hold one of its source identities
+(`identity.sources.source_identities`); a caller with `knowledge:all` reads every chunk; a chunk
+without readers (its permissions could not be read) only such a caller.
 
-Readers: the platform's own read permissions of the item (an ITSM article's user criteria, say).
-A chunk without readers has no upstream restriction; one with readers is visible to a query that
-names groups only when one of them is among its readers. A query that names no groups
-(`audience=None`: a caller trusted with all of the tenant's knowledge) is held to neither.
+Audience: what a request's `audience` narrows to. A chunk whose document's audience is ["all"]
+stays in every narrowed request; a request that names groups keeps those groups' chunks and the
+unrestricted ones. It never widens what the readers allow.
 
-A chunk keeps both as `|group|group|` (names stripped and case-folded, `%` and `|` percent-encoded),
-so that "visible to these groups" is a substring filter that both databases evaluate alike. Group
-names therefore match without regard to case.
+A chunk keeps both as `|name|name|` (stripped and case-folded, `%` and `|` percent-encoded), so
+that "visible to these names" is a substring filter that both databases evaluate alike.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from django.db.models import Q
 
+from core.readers import principals
 from knowledge.models import EVERYONE
 
-NO_READERS = ""  # the readers of a chunk without upstream restriction
+NO_READERS = ""  # the readers of a chunk whose permissions could not be read
 
 
 def _tag(name: str) -> str:
@@ -56,23 +57,20 @@ def audience_visible(groups: Sequence[str]) -> Q:
     return visible
 
 
-def readers_tags(groups: Sequence[str]) -> str:
-    """A document's readers in the form its chunks store; "" for none (no upstream restriction).
-    Raises ValueError for a malformed list (a string, or a name that is not a non-blank string)."""
-    if not _group_names_valid(groups):
-        raise ValueError("Readers are a list of group names; [] for no upstream restriction.")
-    return _tags(groups) if groups else NO_READERS
+def readers_tags(readers: Sequence[str]) -> str:
+    """A document's readers (source principals, `core.readers`) in the form its chunks store; ""
+    for none (its permissions could not be read: only an all-knowledge caller reads it). Raises
+    ValueError for a malformed list."""
+    found = principals(readers)
+    return _tags(found) if found else NO_READERS
 
 
-def readers_visible(groups: Sequence[str]) -> Q:
-    """The chunks whose readers admit a query naming `groups`: those without readers, and those
-    with one of the groups among their readers."""
-    visible = Q(readers=NO_READERS)
-    for name in sorted(_named(groups)):
+def readers_visible(identities: Collection[str] | None) -> Q:
+    """The chunks a caller with these source identities may read: those with one of them among
+    their readers. `ALL_KNOWLEDGE` (None): every chunk; no identities: none."""
+    if identities is None:
+        return Q()
+    visible = Q(pk__in=[])
+    for name in sorted(_named(identities)):
         visible |= Q(readers__contains=f"|{name}|")
     return visible
-
-
-def chunks_visible(groups: Sequence[str]) -> Q:
-    """The chunks a query naming `groups` may see: their audience and their readers admit it."""
-    return audience_visible(groups) & readers_visible(groups)

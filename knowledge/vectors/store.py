@@ -9,7 +9,7 @@ or cut to `top_k`): the semantic leg ranks them by cosine similarity to the quer
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -19,6 +19,7 @@ from django.db.models import Q, QuerySet
 from django.db.models.constants import LOOKUP_SEP
 
 from core.models import Tenant
+from core.readers import principals
 from knowledge.fields import FLOAT32
 from knowledge.models import Chunk, Document
 from knowledge.vectors.audience import audience_tags, audience_visible, readers_tags, readers_visible
@@ -93,14 +94,16 @@ def document_upsert(
     sync_configuration_id: str | None,
     model: str,
     chunks: Sequence[tuple[str, np.ndarray]],
-    readers: Sequence[str] = (),
+    readers: Sequence[str],
 ) -> tuple[Document, int, int]:
     """Store the document and replace its chunks in one transaction: a reader sees its old chunks
     or its new ones, never a mix, and a failure on the way leaves the old ones (and the old
-    content hash, so the next run tries again). `readers` are the platform's read permissions of
-    the item (empty: no upstream restriction). Returns (document, chunks_written, vectors_removed)."""
+    content hash, so the next run tries again). `readers` are the source principals that may read
+    the item at its source (empty: its permissions could not be read).
+    Returns (document, chunks_written, vectors_removed)."""
     tags = audience_tags(audience)
     reader_tags = readers_tags(readers)
+    readers = principals(readers)
     vectors = _embeddings(chunks)
     fields = {
         "platform_type": platform_type,
@@ -200,18 +203,35 @@ def chunks_count(*, tenant: Tenant) -> int:
     return Chunk.objects.filter(tenant=tenant).count()
 
 
+def document_readers_set(*, tenant: Tenant, document: Document, readers: Sequence[str]) -> bool:
+    """Give the document and its chunks new readers (a permissions pass), without touching their
+    text or embeddings. Returns whether they changed."""
+    found = list(principals(readers))
+    if found == list(document.readers):
+        return False
+    with transaction.atomic():
+        Document.objects.for_tenant(tenant).filter(id=document.id).update(readers=found)
+        Chunk.objects.filter(document_id=document.id).update(readers=readers_tags(found))
+    document.readers = found
+    return True
+
+
 def chunks_readable(
-    *, tenant: Tenant, platform_types: Sequence[str] | None = None, audience: Sequence[str] | None = None
+    *,
+    tenant: Tenant,
+    identities: Collection[str] | None,
+    platform_types: Sequence[str] | None = None,
+    audience: Sequence[str] | None = None,
 ) -> QuerySet[Chunk]:
-    """The tenant's chunks that a search may rank: of `platform_types` (None: every platform), and
-    for `audience` None every one (the caller may see all of the tenant's knowledge); for a list of
-    groups those groups' chunks and everyone's ([] sees only everyone's), and of those only the
-    ones without readers or with one of the groups among their readers."""
-    readable = Chunk.objects.filter(tenant=tenant)
+    """The tenant's chunks that a caller with these source identities may read
+    (`identity.sources.source_identities`; None: every chunk), of `platform_types` (None: every
+    platform), narrowed to `audience` when it names groups (those groups' chunks and everyone's;
+    [] keeps only everyone's)."""
+    readable = Chunk.objects.filter(tenant=tenant).filter(readers_visible(identities))
     if platform_types is not None:
         readable = readable.filter(document__platform_type__in=list(platform_types))
     if audience is not None:
-        readable = readable.filter(audience_visible(audience) & readers_visible(audience))
+        readable = readable.filter(audience_visible(audience))
     return readable
 
 
@@ -223,6 +243,7 @@ def chunks_search(
     vector: np.ndarray | None = None,
     query: str = "",
     mode: str = SEMANTIC,
+    identities: Collection[str] | None,
     platform_types: Sequence[str] | None = None,
     audience: Sequence[str] | None = None,
 ) -> list[Hit]:
@@ -233,7 +254,9 @@ def chunks_search(
         raise ValueError(f"mode is one of {', '.join(SEARCH_MODES)}.")
     if top_k < 1:
         raise ValueError("top_k is at least 1.")
-    candidates = chunks_readable(tenant=tenant, platform_types=platform_types, audience=audience)
+    candidates = chunks_readable(
+        tenant=tenant, identities=identities, platform_types=platform_types, audience=audience
+    )
     candidates = candidates.filter(model=model)
     if mode == KEYWORD:
         keyword = keyword_ranked(candidates, query_terms(query), top_k)

@@ -2,7 +2,13 @@
 (`workflow_state=published`, `kb_knowledge_baseIN...`, `sys_idIN...`, joined by `^`) with offset
 paging, and the Attachment API (metadata by query, and each file's bytes). The tool hub's LIKE
 search of articles keeps answering as in `FakeItsmTools`. Tests add, edit, retire and delete
-articles and attachments, make downloads fail, and ask what crossed the network."""
+articles and attachments, make downloads fail, and ask what crossed the network.
+
+Who may read an article, as the platform keeps it: people (`sys_user`), groups and their members
+(`sys_user_group`, `sys_user_grmember`), user criteria (`user_criteria`: comma-separated sys_ids
+in `user` and `group`, other conditions as text, `match_all` and `advanced` as "true"/"false"),
+and the knowledge bases' can-read and cannot-read criteria (`kb_uc_can_read_mtom`,
+`kb_uc_cannot_read_mtom`), all read through the Table API; a table can be refused (403)."""
 
 from __future__ import annotations
 
@@ -18,6 +24,14 @@ from tests.fakes.server import Received, Reply, route
 UPDATED_FORMAT = "%Y-%m-%d %H:%M:%S"
 # One condition of an encoded query: a lower-case field, then `=` or `IN` (upper case), then the value.
 _CONDITION = re.compile(r"^(?P<field>[a-z0-9_]+)(?P<op>=|IN)(?P<value>.*)$")
+PERMISSION_TABLES = (
+    "sys_user",
+    "sys_user_group",
+    "sys_user_grmember",
+    "user_criteria",
+    "kb_uc_can_read_mtom",
+    "kb_uc_cannot_read_mtom",
+)
 
 
 class FakeItsmContent(FakeItsmTools):
@@ -28,6 +42,46 @@ class FakeItsmContent(FakeItsmTools):
         self.failing_downloads: set[str] = set()  # attachment sys_ids answered 500
         self._numbers = itertools.count(10001)
         self._text_sent: list[set[str]] = []
+        self.tables: dict[str, list[dict]] = {table: [] for table in PERMISSION_TABLES}
+        self.refused_tables: set[str] = set()  # answered 403, as to an account without the role
+
+    # ---- people, groups and user criteria
+    def _row(self, table: str, **fields) -> dict:
+        row = {"sys_id": uuid.uuid4().hex} | {name: str(value) for name, value in fields.items()}
+        self.tables[table].append(row)
+        return row
+
+    def add_person(self, email: str) -> dict:
+        return self._row("sys_user", email=email, user_name=email.split("@")[0])
+
+    def add_group(self, name: str) -> dict:
+        return self._row("sys_user_group", name=name)
+
+    def add_member(self, person: dict, group: dict) -> dict:
+        return self._row("sys_user_grmember", user=person["sys_id"], group=group["sys_id"])
+
+    def remove_member(self, person: dict, group: dict) -> None:
+        rows = self.tables["sys_user_grmember"]
+        rows[:] = [r for r in rows if (r["user"], r["group"]) != (person["sys_id"], group["sys_id"])]
+
+    def add_criteria(self, *, users=(), groups=(), match_all=False, advanced=False, **conditions) -> dict:
+        """A user criteria record naming people and groups; other conditions (role="itil") as text."""
+        return self._row(
+            "user_criteria",
+            user=",".join(p["sys_id"] for p in users),
+            group=",".join(g["sys_id"] for g in groups),
+            match_all=str(match_all).lower(),
+            advanced=str(advanced).lower(),
+            **conditions,
+        )
+
+    def relate_kb(self, kb: FakeKb, criteria: dict, *, cannot: bool = False) -> None:
+        table = "kb_uc_cannot_read_mtom" if cannot else "kb_uc_can_read_mtom"
+        self._row(table, kb_knowledge_base=kb.sys_id, user_criteria=criteria["sys_id"])
+
+    def permission_requests(self) -> int:
+        """Requests for any of the permission tables."""
+        return len(self.requests_to(rf"^/api/now/table/({'|'.join(PERMISSION_TABLES)})$"))
 
     # ---- articles
     def add_article(self, kb: FakeKb, title: str, text: str, **fields) -> dict:
@@ -115,6 +169,16 @@ class FakeItsmContent(FakeItsmTools):
         if "LIKE" in query:  # the tool hub's search
             return super().article_query(request)
         return self._authorized(request) or self._list(request, self.articles, self._note_text_sent)
+
+    @route("GET", rf"/api/now/table/(?P<table>{'|'.join(PERMISSION_TABLES)})")
+    def permission_table(self, request: Received, table: str) -> Reply:
+        refusal = self._authorized(request)
+        if refusal:
+            return refusal
+        if table in self.refused_tables:
+            detail = {"message": "User Not Authorized", "detail": "Insufficient rights to query records"}
+            return Reply(403, {"error": detail, "status": "failure"})
+        return self._list(request, self.tables[table])
 
     @route("GET", r"/api/now/attachment")
     def attachment_query(self, request: Received) -> Reply:

@@ -37,6 +37,8 @@ def test_an_owner_registers_lists_reads_changes_and_removes_a_realm(as_owner, ow
         "usernameClaim": "preferred_username",
         "rolesClaim": "roles",
         "roleMapping": {"viewer": "integration_viewer", "ops": "integration_admin"},
+        "groupsClaim": "groups",
+        "groupMapping": {},
         "createdAt": "",
         "createdBy": {"id": str(owner.id), "name": "owner", "email": "owner@acme.test"},
         "updatedAt": None,
@@ -151,6 +153,8 @@ def test_tenant_admins_register_change_and_remove_their_realms_in_the_console(
         "username_claim": "preferred_username",
         "roles_claim": "roles",
         "role_mapping": '{"helpdesk": "integration_viewer", "boss": "super_admin"}',
+        "groups_claim": "groups",
+        "group_mapping": "{}",
     }
 
     refused = client.post(f"{page}add/", form)

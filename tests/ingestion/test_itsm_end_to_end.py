@@ -1,6 +1,6 @@
 """Knowledge bases of the fake IT-service platform ingested through the HTTP endpoints and a real
-Celery worker, run again after articles changed, searched with the platform's read permissions,
-retried after a failure was fixed, and deleted, the way a user would."""
+Celery worker, run again after articles changed, retried after a failure was fixed, and deleted,
+the way a user would (who reads what: test_itsm_permissions)."""
 
 from __future__ import annotations
 
@@ -81,22 +81,6 @@ def test_knowledge_bases_are_ingested_then_only_their_changes_are_fetched_and_de
     assert deleted.status_code == 200, deleted.json()
     assert deleted.json()["data"]["documents_deleted"] == 2
     assert search_titles(api, tenant, "lantern portal", top_k=10) == []
-
-
-def test_source_restriction_keeps_the_articles_read_permissions_for_search(
-    api, tenant, itsm, kb, finished_runs, celery_worker_thread
-):
-    restricted = {"audience": ["all"], "blacklisted": False, "source_restriction": True}
-    run = run_upload(
-        api, finished_runs, itsm_upload(tenant, itsm, [kb["it"].sys_id], content_restriction=restricted)
-    )
-    assert run["status"] == "success", run
-
-    words = "sparrow day salaries"
-    assert search_titles(api, tenant, words, audience=["finance"]) == ["Payroll calendar"]
-    assert "Payroll calendar" not in search_titles(api, tenant, words, top_k=10, audience=["engineering"])
-    assert search_titles(api, tenant, "lantern portal reset", audience=["engineering"]) == ["Password reset"]
-    assert search_titles(api, tenant, words) == ["Payroll calendar"]  # no groups named: no restriction
 
 
 def test_an_attachment_that_fails_is_retried_once_fixed_and_basic_auth_works(

@@ -32,6 +32,7 @@ def index(tenant, url: str, chunks: int = 2) -> Document:
         title=url.rsplit("/", 1)[-1],
         content_hash="0" * 64,
         audience=["all"],
+        readers=["everyone"],
         metadata={},
         sync_configuration_id=None,
         model="test-model",

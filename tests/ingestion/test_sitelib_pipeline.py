@@ -13,6 +13,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from core.audit import system_actor
+from identity.sources import ALL_KNOWLEDGE
 from ingestion.models import SyncConfiguration, SyncRun, SyncRunItem
 from ingestion.pipeline.run import sync_run_execute
 from ingestion.selectors import failed_file_list
@@ -85,7 +86,9 @@ def failures(tenant) -> dict[str, tuple[str, int]]:
 def found(tenant, words: str) -> str:
     """The title of the best match for `words` in the tenant's knowledge base."""
     vector = embedder().embed([words])[0]
-    hits = chunks_search(tenant=tenant, vector=vector, model=embedder().model, top_k=1)
+    hits = chunks_search(
+        tenant=tenant, vector=vector, model=embedder().model, top_k=1, identities=ALL_KNOWLEDGE
+    )
     return hits[0].title if hits else ""
 
 

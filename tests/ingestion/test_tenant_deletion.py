@@ -70,6 +70,7 @@ def test_deleting_a_tenant_removes_its_configurations_documents_vectors_and_fail
             title="Page",
             content_hash="0" * 64,
             audience=["all"],
+            readers=["everyone"],
             metadata={"space_key": "HAND"},
             sync_configuration_id=configuration.public_id,
             model="hash",

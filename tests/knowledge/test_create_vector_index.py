@@ -9,6 +9,7 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.db import connection
 
+from identity.sources import ALL_KNOWLEDGE
 from knowledge.models import Chunk
 from knowledge.vectors.ranking import hnsw_index
 from knowledge.vectors.store import chunks_search
@@ -40,7 +41,9 @@ def test_it_builds_an_index_once_and_search_goes_on(tenant, index_16_dropped_aft
         if connection.vendor == "postgresql"
         else ("nothing to do", "nothing to do")
     )
-    hits = chunks_search(tenant=tenant, vector=vectors[5], model="wide-model", top_k=1)
+    hits = chunks_search(
+        tenant=tenant, vector=vectors[5], model="wide-model", top_k=1, identities=ALL_KNOWLEDGE
+    )
     assert [hit.chunk for hit in hits] == ["passage 5"]
 
 

@@ -9,6 +9,7 @@ import pytest
 from django.db import IntegrityError, connection, transaction
 
 from core.audit import system_actor
+from identity.sources import ALL_KNOWLEDGE
 from knowledge.embeddings import embedder
 from knowledge.models import Chunk
 from knowledge.selectors import documents_search
@@ -32,6 +33,7 @@ def search(tenant, query: str, mode: str, **options) -> list:
     options.setdefault("top_k", 5)
     model = embedder()
     vector = None if mode == "keyword" else model.embed([query])[0]
+    options.setdefault("identities", ALL_KNOWLEDGE)
     return chunks_search(tenant=tenant, model=model.model, vector=vector, query=query, mode=mode, **options)
 
 
@@ -241,10 +243,12 @@ def test_a_paraphrase_that_shares_no_word_is_found_in_hybrid_mode(tenant, settin
     make_searchable_document(tenant, ["My desk lamp can't be switched on."], title="Facilities")
     make_searchable_document(tenant, ["Remember to lock your screen."], title="Security habits")
     query = "I can't remember my password"
-    found = documents_search(tenant=tenant, query=query, top_k=2, mode="hybrid")
+    found = documents_search(tenant=tenant, query=query, top_k=2, mode="hybrid", identities=ALL_KNOWLEDGE)
     assert found["mode"] == "hybrid"
     assert f"doc-{wanted.id}" in [r["document_id"] for r in found["results"]]
-    keyword = documents_search(tenant=tenant, query=query, top_k=4, mode="keyword")["results"]
+    keyword = documents_search(tenant=tenant, query=query, top_k=4, mode="keyword", identities=ALL_KNOWLEDGE)[
+        "results"
+    ]
     assert f"doc-{wanted.id}" not in [r["document_id"] for r in keyword]  # it shares no word
 
 
@@ -254,6 +258,6 @@ def test_document_upsert_indexes_every_chunk_of_a_long_document(tenant):
     document_upsert(
         tenant=tenant, platform_type="sitelib", content_type="sitelib_attachment", source_id="big",
         source_url=f"{SITE}/big", title="Big", content_hash="0" * 64, audience=["all"], metadata={},
-        sync_configuration_id=None, model=embedder().model, chunks=chunks,
+        readers=["everyone"], sync_configuration_id=None, model=embedder().model, chunks=chunks,
     )  # fmt: skip
     assert texts(search(tenant, "INC0001199", "keyword")) == ["Passage 1199 mentions INC0001199."]

@@ -5,11 +5,14 @@ import pytest
 from django.core.management import call_command
 
 from core.models import Tenant
+from identity.sources import ALL_KNOWLEDGE
 from knowledge.models import Chunk, Document, SourceRule
 from knowledge.seeding import HANDBOOK_DIR
 from knowledge.selectors import documents_search
 
 HANDBOOK_PAGES = sorted(path.stem for path in HANDBOOK_DIR.glob("*.md"))
+
+ANYONE = frozenset({"everyone"})  # a caller that reads what is shared with everyone
 
 
 def seed_demo() -> str:
@@ -74,8 +77,13 @@ def test_an_edited_handbook_page_is_written_again(db, tmp_path, monkeypatch):
 def test_another_tenant_sees_none_of_the_demo_handbook(db, other_tenant):
     seed_demo()
     demo = Tenant.objects.get(name="demo")
-    assert documents_search(tenant=demo, query="VPN from home", top_k=50)["results"]
-    assert documents_search(tenant=other_tenant, query="VPN from home", top_k=50)["results"] == []
+    assert documents_search(tenant=demo, query="VPN from home", top_k=50, identities=ANYONE)["results"]
+    assert (
+        documents_search(tenant=other_tenant, query="VPN from home", top_k=50, identities=ALL_KNOWLEDGE)[
+            "results"
+        ]
+        == []
+    )
     assert not Document.objects.for_tenant(other_tenant).exists()
 
 

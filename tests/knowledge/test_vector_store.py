@@ -8,6 +8,7 @@ import pytest
 from django.db import IntegrityError
 
 from core.audit import system_actor
+from identity.sources import ALL_KNOWLEDGE
 from knowledge.models import Chunk, Document
 from knowledge.selectors import document_find
 from knowledge.vectors.store import (
@@ -38,6 +39,7 @@ def toward(i: int, j: int, weight: float) -> np.ndarray:
 def search(tenant, vector, **options) -> list:
     options.setdefault("model", "test-model")
     options.setdefault("top_k", 5)
+    options.setdefault("identities", ALL_KNOWLEDGE)
     return chunks_search(tenant=tenant, vector=vector, **options)
 
 
@@ -264,7 +266,7 @@ def test_a_document_of_more_chunks_than_one_statement_carries_is_stored_whole(te
 
 def test_a_query_vector_must_have_a_direction(tenant):
     with pytest.raises(ValueError):
-        chunks_search(tenant=tenant, vector=np.zeros(DIMENSION), model="test-model", top_k=5)
+        search(tenant, np.zeros(DIMENSION))
 
 
 def test_the_stored_document_describes_its_source(tenant):
@@ -277,6 +279,7 @@ def test_the_stored_document_describes_its_source(tenant):
         title="Runbook",
         content_hash="c" * 64,
         audience=["ops"],
+        readers=["group:wikispace:ops-team"],
         metadata={"space": "OPS"},
         sync_configuration_id="scfg-0f8e4a7e-3c1b-4f7a-9b1e-2d6c8a5f4e31",
         model="test-model",

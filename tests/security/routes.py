@@ -127,6 +127,7 @@ REQUIRES: dict[tuple[str, str], Need] = {
     ("v2/sync-configurations/{configuration_id}", "PATCH"): KNOWLEDGE_WRITE,
     ("v2/sync-configurations/{configuration_id}", "DELETE"): KNOWLEDGE_WRITE,
     ("v2/sync-configurations/{configuration_id}/stop", "POST"): KNOWLEDGE_WRITE,
+    ("v2/sync-configurations/{configuration_id}/permissions-sync", "POST"): KNOWLEDGE_WRITE,
     ("api/v1/tools", "GET"): ANY_MEMBER,
     ("api/v1/tools/{tool_key}", "GET"): ANY_MEMBER,
     ("api/v1/tools/{tool_key}/execute", "POST"): EXECUTE,

@@ -2,8 +2,9 @@
 first, in pages), `resources/templates/list` (`kb://documents/{document_id}`) and `resources/read`
 (the title, source URL and text as `text/plain`).
 
-A caller sees the documents it may read (`knowledge.selectors.documents_readable`, the same answer
-search gets) if it may search at all (`knowledge:read`); for anyone else there are none. A document
+A caller sees the documents it may read at their source (`knowledge.selectors.documents_readable`
+with its `identity.sources.source_identities`, the same answer search gets) if it may search at
+all (`knowledge:read`); for anyone else there are none. A document
 the caller may not read does not exist for it: reading it is the error an unknown one gets.
 """
 
@@ -17,6 +18,7 @@ from mcp import types
 from mcp.shared.uri_template import UriTemplate
 
 from core.api.timestamps import iso_ms
+from identity.sources import source_identities
 from knowledge.models import Document
 from knowledge.selectors import document_readable_get, document_text, documents_newest_first
 from toolhub.mcp.wire import McpCaller, McpRequest, ProtocolError
@@ -32,7 +34,9 @@ def resources_list(caller: McpCaller, request: McpRequest):
     after = _position(request.message.params.cursor if request.message.params else None)
     if not _may_read(caller):
         return types.ListResourcesResult(resources=[]), False
-    page = documents_newest_first(tenant=caller.tenant, after=after, limit=PAGE_SIZE + 1)
+    page = documents_newest_first(
+        tenant=caller.tenant, identities=_identities(caller), after=after, limit=PAGE_SIZE + 1
+    )
     more = len(page) > PAGE_SIZE
     page = page[:PAGE_SIZE]
     result = types.ListResourcesResult(
@@ -62,7 +66,9 @@ def resource_read(caller: McpCaller, request: McpRequest):
     named = DOCUMENT_URI.match(uri)
     document = None
     if named is not None and isinstance(named.get("document_id"), str) and _may_read(caller):
-        document = document_readable_get(tenant=caller.tenant, document_id=named["document_id"])
+        document = document_readable_get(
+            tenant=caller.tenant, document_id=named["document_id"], identities=_identities(caller)
+        )
     if document is None:
         raise ProtocolError(types.INVALID_PARAMS, "Resource not found", {"uri": uri})
     contents = types.TextResourceContents(
@@ -72,6 +78,10 @@ def resource_read(caller: McpCaller, request: McpRequest):
         meta=_about(document),
     )
     return types.ReadResourceResult(contents=[contents]), False
+
+
+def _identities(caller: McpCaller):
+    return source_identities(caller.principal, caller.tenant)
 
 
 def _may_read(caller: McpCaller) -> bool:

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
+
 from core.models import Tenant
 from integrations.errors import VendorUnavailable
 from knowledge.embeddings import EmbeddingFailed
@@ -13,11 +15,12 @@ from toolhub.registry import tool_define
 
 
 class KnowledgeBase:
-    """The `knowledge` connector's client: the connection's tenant's knowledge base. A query that
-    cannot be embedded fails like an unavailable vendor (`UPSTREAM_ERROR`)."""
+    """The `knowledge` connector's client: the connection's tenant's knowledge base, as the caller
+    may read it. A query that cannot be embedded fails like an unavailable vendor (`UPSTREAM_ERROR`)."""
 
-    def __init__(self, *, tenant: Tenant) -> None:
+    def __init__(self, *, tenant: Tenant, identities: Collection[str] | None) -> None:
         self.tenant = tenant
+        self.identities = identities  # the caller's source identities (`identity.sources`)
 
     def __enter__(self):
         return self
@@ -27,7 +30,7 @@ class KnowledgeBase:
 
     def search(self, **criteria) -> dict:
         try:
-            return documents_search(tenant=self.tenant, **criteria)
+            return documents_search(tenant=self.tenant, identities=self.identities, **criteria)
         except EmbeddingFailed as exc:
             raise VendorUnavailable(f"The query could not be embedded: {exc}", platform="knowledge") from exc
 

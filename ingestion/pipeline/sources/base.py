@@ -32,7 +32,10 @@ class SourceItem:
     size: int | None = None  # bytes, when the platform says before downloading
     modified: datetime | None = None
     metadata: dict = field(default_factory=dict)  # the platform's ids, kept on the document
-    readers: tuple[str, ...] = ()  # the platform's read permissions, when the run keeps them
+    # Who may read the item at the source (`core.readers` principals); None: its permissions could
+    # not be read (`readers_error` says why), so only knowledge:all callers read it.
+    readers: tuple[str, ...] | None = None
+    readers_error: str = ""
 
 
 @dataclass(frozen=True)
@@ -75,5 +78,9 @@ class Source(Protocol):
     def discover(self, *, incremental: bool, since: datetime | None, tokens: dict[str, str]) -> Discovery: ...
 
     def content(self, item: SourceItem, *, max_bytes: int, timeout_s: float) -> Content: ...
+
+    def member_groups(self, email: str) -> set[str]:
+        """The group principals (`core.readers`) of the person with this e-mail on the platform."""
+        ...
 
     def close(self) -> None: ...

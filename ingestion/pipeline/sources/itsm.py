@@ -6,9 +6,8 @@ when it has a client id and secret, HTTP Basic otherwise).
 Every run lists the articles and attachments (metadata only), so one no longer listed (deleted,
 retired, moved out of the knowledge bases) leaves the index, in incremental runs too; only what
 changed (`sys_updated_on`) is fetched. An article's text is its title, its `text` and the other
-fields the configuration names (`article_query_names`). Its read permissions are its user criteria
-(`can_read_user_criteria`), kept on its documents when the configuration asks for
-`source_restriction`; its attachments share them.
+fields the configuration names (`article_query_names`). Its readers come from its user criteria
+(`itsm_readers`), read in the same discovery; its attachments share them.
 """
 
 from __future__ import annotations
@@ -16,9 +15,11 @@ from __future__ import annotations
 from datetime import datetime
 from html import escape
 
+from core.readers import group_principal
 from ingestion.models import SyncConfiguration
 from ingestion.pipeline.failures import RunFailed
 from ingestion.pipeline.sources.base import Content, Discovery, SourceItem, covers_all
+from ingestion.pipeline.sources.itsm_readers import ARTICLE_FIELDS, criteria_read
 from ingestion.pipeline.sources.vault import credential_of
 from integrations.errors import VendorNotFound
 from integrations.itsm import ArticleAttachment, ItsmClient, ItsmCredentials, KnowledgeArticle
@@ -26,9 +27,16 @@ from integrations.itsm import ArticleAttachment, ItsmClient, ItsmCredentials, Kn
 PLATFORM = "itsmplatform"
 ARTICLE = "itsmplatform_article"
 ATTACHMENT = "itsmplatform_attachment"
-READERS = "can_read_user_criteria"
 # Fields that make up an article's text or its bookkeeping: never added again as "name: value".
-NOT_TEXT = {"sys_id", "number", "short_description", "text", "sys_updated_on", "kb_knowledge_base", READERS}
+NOT_TEXT = {
+    "sys_id",
+    "number",
+    "short_description",
+    "text",
+    "sys_updated_on",
+    "kb_knowledge_base",
+    *ARTICLE_FIELDS,
+}
 
 
 class ItsmSource:
@@ -66,17 +74,24 @@ class ItsmSource:
         self.client.close()
 
     def discover(self, *, incremental: bool, since: datetime | None, tokens: dict[str, str]) -> Discovery:
-        articles = self.client.articles(knowledge_bases=self.knowledge_bases, fields=[READERS])
+        articles = self.client.articles(knowledge_bases=self.knowledge_bases, fields=ARTICLE_FIELDS)
+        criteria = criteria_read(self.client, articles)
         found = Discovery(covers=covers_all)
+        readers = {}
         for article in articles:
             self.articles[article.sys_id] = article
-            found.items.append(self._article_item(article))
+            readers[article.sys_id] = criteria.article_readers(article)
+            found.items.append(self._article_item(article, *readers[article.sys_id]))
         for attachment in self.client.article_attachments([a.sys_id for a in articles]):
             article = self.articles.get(attachment.article_id)
             if article is not None:
                 self.attachments[attachment.sys_id] = attachment
-                found.items.append(self._attachment_item(article, attachment))
+                found.items.append(self._attachment_item(article, attachment, *readers[article.sys_id]))
         return found
+
+    def member_groups(self, email: str) -> set[str]:
+        """The groups of the person with this e-mail address on the platform."""
+        return {group_principal(PLATFORM, group) for group in self.client.user_groups(email)}
 
     def content(self, item: SourceItem, *, max_bytes: int, timeout_s: float) -> Content:
         if item.content_type == ATTACHMENT:
@@ -92,7 +107,7 @@ class ItsmSource:
     def _url(self, path: str) -> str:
         return f"https://{self.domain}/{path}"
 
-    def _article_item(self, article: KnowledgeArticle) -> SourceItem:
+    def _article_item(self, article: KnowledgeArticle, readers, readers_error: str) -> SourceItem:
         return SourceItem(
             key=f"{self.domain}/kb_knowledge/{article.sys_id}",
             name=article.title or article.number,
@@ -107,10 +122,13 @@ class ItsmSource:
                 "number": article.number,
                 "last_modified": _stamp(article.updated) or None,
             },
-            readers=_readers(article),
+            readers=readers,
+            readers_error=readers_error,
         )
 
-    def _attachment_item(self, article: KnowledgeArticle, attachment: ArticleAttachment) -> SourceItem:
+    def _attachment_item(
+        self, article: KnowledgeArticle, attachment: ArticleAttachment, readers, readers_error: str
+    ) -> SourceItem:
         return SourceItem(
             key=f"{self.domain}/sys_attachment/{attachment.sys_id}",
             name=attachment.file_name,
@@ -127,17 +145,13 @@ class ItsmSource:
                 "attachment_id": attachment.sys_id,
                 "last_modified": _stamp(attachment.updated) or None,
             },
-            readers=_readers(article),
+            readers=readers,
+            readers_error=readers_error,
         )
 
 
 def _stamp(moment: datetime | None) -> str:
     return moment.isoformat() if moment else ""
-
-
-def _readers(article: KnowledgeArticle) -> tuple[str, ...]:
-    raw = article.fields.get(READERS) or ""
-    return tuple(sorted({name.strip() for name in raw.split(",") if name.strip()}))
 
 
 def _article_html(article: KnowledgeArticle) -> str:

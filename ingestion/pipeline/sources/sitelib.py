@@ -22,6 +22,7 @@ from datetime import datetime
 
 from django.conf import settings
 
+from core.readers import EVERYONE
 from ingestion.models import SyncConfiguration
 from ingestion.pipeline.failures import RunFailed
 from ingestion.pipeline.sources.base import Content, Discovery, SourceItem
@@ -35,6 +36,8 @@ from knowledge.services import SitelibQuery
 
 PLATFORM = "sitelib"
 CONTENT_TYPE = "sitelib_attachment"  # a drive's files are attachments (DESIGN section 10)
+# Readers until the items' permissions are captured here: everyone of the tenant, as before.
+UNCAPTURED = (EVERYONE,)
 
 
 def source_item(item: DriveItem) -> SourceItem:
@@ -44,6 +47,7 @@ def source_item(item: DriveItem) -> SourceItem:
         name=item.name,
         web_url=item.web_url,
         content_type=CONTENT_TYPE,
+        readers=UNCAPTURED,
         version=item.ctag,
         file_name=item.name,
         mime_type=item.mime_type,

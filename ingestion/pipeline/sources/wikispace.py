@@ -13,6 +13,7 @@ from datetime import datetime
 from html import escape
 from urllib.parse import urlsplit
 
+from core.readers import EVERYONE
 from ingestion.models import SyncConfiguration
 from ingestion.pipeline.failures import RunFailed
 from ingestion.pipeline.sources.base import Content, Discovery, SourceItem, covers_all
@@ -22,6 +23,8 @@ from integrations.wikispace import WikiAttachment, WikiClient, WikiPage
 
 PLATFORM = "wikispace"
 PAGE = "wikispace_article"
+# Readers until the pages' permissions are captured here: everyone of the tenant, as before.
+UNCAPTURED = (EVERYONE,)
 ATTACHMENT = "wikispace_attachment"
 
 
@@ -83,6 +86,7 @@ class WikiSource:
             name=page.title,
             web_url=self.web_url + page.web_path,
             content_type=PAGE,
+            readers=UNCAPTURED,
             version=str(page.version),
             mime_type="text/html",
             modified=page.modified,
@@ -95,6 +99,7 @@ class WikiSource:
             name=attachment.title,
             web_url=self.web_url + attachment.web_path,
             content_type=ATTACHMENT,
+            readers=UNCAPTURED,
             version=str(attachment.version),
             file_name=attachment.title,
             mime_type=attachment.media_type,
