@@ -40,7 +40,7 @@ class KnowledgeSearchInput(serializers.Serializer):
         required=False,
         max_length=100,
         help_text="Narrows the results to documents meant for these audiences (groups) and for everyone. "
-        "It never widens what the caller may read at the source (docs/knowledge.md, \"Who sees what\"). "
+        'It never widens what the caller may read at the source (docs/knowledge.md, "Who sees what"). '
         "Default: no narrowing.",
     )
 
