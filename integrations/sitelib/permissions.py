@@ -5,7 +5,8 @@ person belongs to (`GET /users/{id or UPN}/transitiveMemberOf`), as source princ
 
 The platform lists an item's effective permissions: those set on the item and those it inherits
 from its folders, its library and its site (document libraries leave `inheritedFrom` out, so
-inherited and direct permissions are read alike). Each permission admits:
+inherited and direct permissions are read alike). Every role (`read`, `write`, `owner`) includes
+reading. Each permission admits:
 
 - a sharing link (`link`), by its `scope`: `anonymous` and `organization` admit `everyone`;
   `users` admits the identities it was granted to (`grantedToIdentitiesV2`); `existingAccess`
