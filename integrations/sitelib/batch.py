@@ -1,11 +1,13 @@
 """Reading collections of the document-site platform: one collection page by page
-(`read_collection`), and many at once in JSON batches (`POST {graph}/$batch`, `read_collections`).
+(`read_collection`), and many at once in JSON batches (`POST {graph}/$batch`): `read_collections`
+raises the first failure, `read_each` answers each collection's items or its own failure (an item's
+permissions, where one refusal must not fail the others).
 
 Up to 20 requests go in one batch (the platform's limit) and the batches of one call are sent
 concurrently on the client's pool. The platform answers every sub-request on its own (status,
 headers, body, in any order), and each is handled exactly as the same request sent alone:
 
-- an answer >= 400 raises the client's `error_for` of it (401/403 denied, 404 not found,
+- an answer >= 400 fails that read with the client's `error_for` of it (401/403 denied, 404 not found,
   429 or 503 with Retry-After throttled, other 5xx unavailable), the same `VendorError`;
 - 429 and 503 are first retried, in a later batch, after their Retry-After (else the session's
   backoff), within the outbound session's retry count and time budget (`integrations/http.py`);
@@ -26,7 +28,7 @@ from requests.structures import CaseInsensitiveDict
 
 from core.outbound import RETRY_STATUSES
 from integrations.base import VendorClient
-from integrations.errors import VendorUnavailable
+from integrations.errors import VendorError, VendorUnavailable
 
 BATCH_LIMIT = 20
 
@@ -69,15 +71,26 @@ def read_collection(client: VendorClient, path: str, params: dict | None = None)
 def read_collections(client: VendorClient, urls: list[str]) -> list[list[dict]]:
     """Every item of each collection at `urls` (relative to the API root, query included), in the
     order of `urls`; the first failure in that order is raised."""
-    results: list[list[dict]] = [[] for _ in urls]
+    results = read_each(client, urls)
+    for result in results:
+        if isinstance(result, VendorError):
+            raise result
+    return results
+
+
+def read_each(client: VendorClient, urls: list[str]) -> list[list[dict] | VendorError]:
+    """Each collection at `urls` (as `read_collections` takes them), in the order of `urls`: its
+    items, or the `VendorError` its read ended with (the others are read to the end regardless).
+    A failure of a batch request itself (the platform unreachable, the batch refused) is raised."""
+    results: list[list[dict] | VendorError] = [[] for _ in urls]
     chunks = [range(start, min(start + BATCH_LIMIT, len(urls))) for start in range(0, len(urls), BATCH_LIMIT)]
     client.fan_out(lambda chunk: _read_all(client, [_Read(n, urls[n]) for n in chunk], results), chunks)
     return results
 
 
-def _read_all(client: VendorClient, reads: list[_Read], results: list[list[dict]]) -> None:
-    """One chunk's reads until each is complete. Each read owns its `results` slot, so chunks on
-    different threads never write the same list."""
+def _read_all(client: VendorClient, reads: list[_Read], results: list[list[dict] | VendorError]) -> None:
+    """One chunk's reads until each is complete or failed. Each read owns its `results` slot, so
+    chunks on different threads never write the same list."""
     deadline = time.monotonic() + client.session.retry_budget
     while reads:
         later: list[_Read] = []
@@ -91,20 +104,29 @@ def _read_all(client: VendorClient, reads: list[_Read], results: list[list[dict]
                     later.append(read)
                     waits.append(wait)
                     continue
-            if response.status_code >= 400:
-                raise client.error_for(response)
-            page = client.json_of(response)
-            results[read.index].extend(item for item in page.get("value") or [] if isinstance(item, dict))
-            link = page.get("@odata.nextLink")
-            if link:
-                relative = _relative(client, str(link))
-                if relative is None:
-                    results[read.index].extend(read_collection(client, str(link)))
-                else:
-                    later.append(_Read(read.index, relative))
+            try:
+                link = _take_page(client, response, results[read.index])
+                relative = _relative(client, link) if link else None
+                if link and relative is None:
+                    results[read.index].extend(read_collection(client, link))
+            except VendorError as exc:
+                results[read.index] = exc
+                continue
+            if relative is not None:
+                later.append(_Read(read.index, relative))
         if waits:
             time.sleep(max(waits))
         reads = later
+
+
+def _take_page(client: VendorClient, response: BatchAnswer, into: list[dict]) -> str | None:
+    """One answered page's items into `into`; its next link. An answer >= 400 raises its error."""
+    if response.status_code >= 400:
+        raise client.error_for(response)
+    page = client.json_of(response)
+    into.extend(item for item in page.get("value") or [] if isinstance(item, dict))
+    link = page.get("@odata.nextLink")
+    return str(link) if link else None
 
 
 def _send(client: VendorClient, reads: list[_Read]) -> list[BatchAnswer]:

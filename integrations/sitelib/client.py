@@ -10,7 +10,7 @@ from urllib.parse import quote, urlsplit
 
 import requests
 
-from integrations.errors import ChangesExpired, VendorError
+from integrations.errors import ChangesExpired, VendorError, VendorNotFound
 from integrations.sitelib.auth import app_token
 from integrations.sitelib.batch import read_collection, read_collections
 from integrations.sitelib.files import DriveFiles
@@ -29,6 +29,7 @@ from integrations.sitelib.paths import (
     DRIVE_QUERY,
     FOLDER_QUERY,
     ITEM_FIELDS,
+    MEMBER_QUERY,
     children_path,
     drives_path,
     folder_path,
@@ -36,9 +37,11 @@ from integrations.sitelib.paths import (
     item_path,
     segment,
     sub_sites_path,
+    transitive_groups_path,
     upload_path,
     with_query,
 )
+from integrations.sitelib.permissions import member_group_ids
 
 
 class SitelibClient(DriveFiles):
@@ -229,6 +232,24 @@ class SitelibClient(DriveFiles):
             body["message"] = message
         answer = self.json_of(self.request("POST", invite_path(drive_id, item_id), json=body))
         return [row for row in answer.get("value") or [] if isinstance(row, dict)]
+
+    # ---- directory
+    def member_group_ids(self, address: str) -> set[str]:
+        """The ids of the directory groups the person at `address` (a user principal name or an
+        e-mail address) belongs to, directly or through nested groups; none when the directory
+        knows no such person. The directory finds people by id or user principal name: an address
+        it does not know as one is looked up as a `mail` address."""
+        address = address.strip()
+        try:
+            return self._member_group_ids(address)
+        except VendorNotFound:
+            pass
+        literal = address.replace("'", "''")
+        people = read_collection(self, "/users", {"$filter": f"mail eq '{literal}'", "$select": "id"})
+        return set().union(*(self._member_group_ids(str(person["id"])) for person in people))
+
+    def _member_group_ids(self, user: str) -> set[str]:
+        return member_group_ids(read_collection(self, transitive_groups_path(user), MEMBER_QUERY))
 
     def site_probe(self) -> None:
         """The cheapest authenticated read (a connection test)."""

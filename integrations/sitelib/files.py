@@ -9,6 +9,9 @@ download.
   little more than their id: match deletions by id, and changed files to folders by their web
   address (`item_within`). A token the platform no longer knows raises `ChangesExpired`: walk the
   drive again instead.
+- **Permissions** (`items_permissions`): each item's effective permissions, 20 items to a JSON
+  batch, the batches sent concurrently; a refusal or failure of one item's read is that item's
+  answer, never the others' (see `integrations/sitelib/permissions.py` for what they admit).
 - **Download** (`item_content`): the platform answers 302 to a short-lived download URL, which the
   guarded session follows (the guard checks every hop). Decide the size from the item first
   (`item_too_large`): an oversized item's content is never asked for. The stream is also cut at
@@ -30,10 +33,11 @@ from urllib.parse import unquote, urlsplit
 from integrations.base import VendorClient
 from integrations.errors import (
     ChangesExpired,
+    VendorError,
     VendorNotFound,
     VendorUnavailable,
 )
-from integrations.sitelib.batch import read_collections
+from integrations.sitelib.batch import read_collections, read_each
 from integrations.sitelib.models import Drive, DriveItem, Site, items_from
 from integrations.sitelib.paths import (
     ITEM_QUERY,
@@ -133,6 +137,13 @@ class DriveFiles(VendorClient):
                 f"The {self.platform} platform ended its change feed without a delta link.", **self._p
             )
         return link
+
+    # ---- permissions
+    def items_permissions(self, items: Sequence[DriveItem]) -> list[list[dict] | VendorError]:
+        """Each item's permissions as the platform lists them (every page), in the order of `items`,
+        or the `VendorError` its read ended with (403 denied, 404 gone, 429 throttled past the
+        retries, 5xx unavailable)."""
+        return read_each(self, [item_path(item.drive_id, item.id) + "/permissions" for item in items])
 
     # ---- download
     def item_content(self, drive_id: str, item_id: str, *, max_bytes: int, timeout_s: float) -> bytes:

@@ -13,6 +13,9 @@ ITEM_QUERY = {
     "$select": "id,name,webUrl,size,file,folder,root,deleted,lastModifiedDateTime,eTag,cTag,parentReference"
 }
 
+# What a person's memberships are read for: each object's type tells groups from directory roles.
+MEMBER_QUERY = {"$select": "id,displayName"}
+
 
 def segment(value: str) -> str:
     return quote(value, safe=",!")
@@ -57,6 +60,12 @@ def upload_path(drive_id: str, parent_id: str | None, name: str) -> str:
 def invite_path(drive_id: str, item_id: str) -> str:
     """The sharing invitation of an item: grants people access to it."""
     return item_path(drive_id, item_id) + "/invite"
+
+
+def transitive_groups_path(user: str) -> str:
+    """The groups, directory roles and administrative units a user (by id or user principal name)
+    belongs to, directly or through nested groups."""
+    return f"/users/{segment(user)}/transitiveMemberOf"
 
 
 def delta_path(drive_id: str) -> str:

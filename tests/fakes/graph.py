@@ -1,7 +1,9 @@
 """A fake document-site API in the Graph style under `/v1.0`: site search, a site by host and
 path, sub-sites, drives, and JSON batching (`POST /v1.0/$batch`); each drive's tree of items
 (`tests/fakes/graph_drive.py`) with its children, items by id or path, the change feed
-(`root/delta`) and content (a 302 to a download URL on the same fake, as the platform answers).
+(`root/delta`) and content (a 302 to a download URL on the same fake, as the platform answers);
+the items' permissions and the directory's people and groups (`tests/fakes/graph_permissions.py`:
+every site is connected to a directory group, "<Site> Members", which its items inherit).
 Collections are paged through `@odata.nextLink`; bearer tokens are checked against the ones the
 fake identity platform issued. Every request is recorded (`received`, `requests_to`), sub-requests
 of batches included, so tests can tell what crossed the network."""
@@ -18,6 +20,7 @@ from urllib.parse import parse_qs, quote, unquote, urlsplit
 
 from tests.fakes.graph_drive import FakeDrive, graph_error
 from tests.fakes.graph_files import DriveItemRoutes
+from tests.fakes.graph_permissions import ItemPermissionRoutes
 from tests.fakes.server import FakeVendor, Received, Reply, route
 
 __all__ = ["FakeDrive", "FakeGraph", "FakeSite"]
@@ -35,9 +38,11 @@ class FakeSite:
     path: str
     parent: str | None = None
     drives: list[FakeDrive] = field(default_factory=list)
+    members: dict = field(default_factory=dict)  # the directory group the site is connected to
+    owners_site_group: dict = field(default_factory=dict)  # the site's own group of its owners
 
 
-class FakeGraph(DriveItemRoutes, FakeVendor):
+class FakeGraph(DriveItemRoutes, ItemPermissionRoutes, FakeVendor):
     def __init__(self, *, tokens: set[str], page_size: int = 100, **kw) -> None:
         super().__init__(**kw)
         self.tokens = tokens
@@ -72,6 +77,12 @@ class FakeGraph(DriveItemRoutes, FakeVendor):
             host=self.host,
             path=path,
             parent=parent.id if parent else None,
+            members=self.add_group(f"{display_name} Members"),
+            owners_site_group={
+                "id": "3",
+                "displayName": f"{display_name} Owners",
+                "loginName": f"{display_name} Owners",
+            },
         )
         self.sites[site_id] = site
         return site
@@ -83,6 +94,7 @@ class FakeGraph(DriveItemRoutes, FakeVendor):
             drive_type=drive_type,
             web_url=f"{site.web_url}/{quote(name)}",
         )
+        drive.root_permissions = self.site_defaults(site)
         site.drives.append(drive)
         self.drives[drive.id] = drive
         return drive

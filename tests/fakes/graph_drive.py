@@ -36,6 +36,8 @@ class FakeDrive:
     changed: dict[str, int] = field(default_factory=dict)  # item id -> version of its last change
     removed: dict[str, tuple[int, dict]] = field(default_factory=dict)  # what the feed says of it
     paths: dict[str, str] = field(default_factory=dict)  # item id -> path from the root, no slash
+    root_permissions: list[dict] = field(default_factory=list)  # what its items inherit
+    unique: dict[str, list[dict]] = field(default_factory=dict)  # item id -> its own permissions
 
     # ---- reads
     def root(self) -> dict:

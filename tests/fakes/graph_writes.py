@@ -4,8 +4,9 @@ serves them: a small file's simple upload (`PUT .../items/{parent}:/{name}:/cont
 (`DELETE .../items/{id}`, 204). A taken name follows `@microsoft.graph.conflictBehavior` (the query of
 a PUT, default `replace`; the body of a POST, default `fail`): `fail` is 409 `nameAlreadyExists`,
 `rename` picks `name 1.ext`, `replace` overwrites a file's content (a folder stays as it is). A
-sharing invitation (`POST .../items/{id}/invite`) answers one permission per recipient and keeps
-them in `permissions` (item id -> list)."""
+sharing invitation (`POST .../items/{id}/invite`) answers one permission per recipient, keeps
+them in `permissions` (item id -> list) and adds them to the item's permissions as the platform
+lists them (the item stops inheriting, keeping what it inherited)."""
 
 from __future__ import annotations
 
@@ -41,6 +42,7 @@ class FakeGraphWrites(FakeGraphTools):
             return Reply(400, graph_error("invalidRequest", "Recipients and one role are required."))
         granted = [_permission(email, roles, body.get("requireSignIn") is True) for email in emails]
         self.permissions.setdefault(item["id"], []).extend(granted)
+        drive.unique[item["id"]] = [*self.effective_permissions(drive, item), *granted]
         return Reply(200, {"value": granted})
 
     @route("PUT", DRIVE + r"/(?:root|items/(?P<parent_id>[^/:]+)):/(?P<name>[^/]+):/content")

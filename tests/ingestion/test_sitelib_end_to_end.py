@@ -44,7 +44,11 @@ def test_a_site_is_ingested_through_the_api_and_a_worker_and_run_again(
 ):
     settings.INGEST_DOWNLOAD_TIMEOUT_S = 2.0
     tree = build(graph, fillers=FILLERS, stall_s=8.0)
-    api = client_for(factories.make_user(tenant, [Role.INTEGRATION_ADMIN], username="integrator"), tenant)
+    integrator = factories.make_user(
+        tenant, [Role.INTEGRATION_ADMIN], username="integrator", email="integrator@acme.test"
+    )
+    graph.add_member(tree.site.members, graph.add_user("integrator@acme.test"))  # reads the site
+    api = client_for(integrator, tenant)
     upload = {
         "sitelib_auth": False,
         "content_restriction": {"audience": ["all"], "blacklisted": False, "source_restriction": False},

@@ -14,6 +14,10 @@ drives and folders, with the tenant's block and allow lists when the configurati
 A full run's walk sees every file of the drives it walked: their indexed documents that it did not
 see are gone. The new tokens are kept only when the run ends well
 (`ingestion.services.runs.sync_run_finish`).
+
+Every file found carries its readers (DESIGN §19), read in the same discovery from its permissions
+in JSON batches of 20 (`integrations/sitelib/permissions.py` says what each permission admits); a
+file whose permissions the platform would not list has none (`readers` None) and says why.
 """
 
 from __future__ import annotations
@@ -22,32 +26,37 @@ from datetime import datetime
 
 from django.conf import settings
 
-from core.readers import EVERYONE
 from ingestion.models import SyncConfiguration
 from ingestion.pipeline.failures import RunFailed
 from ingestion.pipeline.sources.base import Content, Discovery, SourceItem
 from ingestion.pipeline.sources.vault import credential_of
-from integrations.errors import ChangesExpired
+from integrations.errors import ChangesExpired, VendorError
 from integrations.sitelib.client import SitelibClient
 from integrations.sitelib.files import item_within
 from integrations.sitelib.models import Drive, DriveItem, Site, SitelibCredentials
+from integrations.sitelib.permissions import group_principal, item_readers
 from knowledge.selectors import source_rules_get
 from knowledge.services import SitelibQuery
 
 PLATFORM = "sitelib"
 CONTENT_TYPE = "sitelib_attachment"  # a drive's files are attachments (DESIGN section 10)
-# Readers until the items' permissions are captured here: everyone of the tenant, as before.
-UNCAPTURED = (EVERYONE,)
 
 
-def source_item(item: DriveItem) -> SourceItem:
-    """A drive item as the pipeline sees it; item ids are unique within their drive."""
+def source_item(item: DriveItem, permissions: list[dict] | VendorError | None = None) -> SourceItem:
+    """A drive item as the pipeline sees it (item ids are unique within their drive), with the
+    readers its `permissions` admit, or none and the reason when they could not be read."""
+    readers: tuple[str, ...] | None = ()
+    readers_error = ""
+    if isinstance(permissions, VendorError):
+        readers = None
+        readers_error = f"The platform would not list the file's permissions: {permissions.message}"
+    elif permissions is not None:
+        readers = item_readers(permissions)
     return SourceItem(
         key=f"{item.drive_id}/{item.id}",
         name=item.name,
         web_url=item.web_url,
         content_type=CONTENT_TYPE,
-        readers=UNCAPTURED,
         version=item.ctag,
         file_name=item.name,
         mime_type=item.mime_type,
@@ -62,6 +71,8 @@ def source_item(item: DriveItem) -> SourceItem:
             "mime_type": item.mime_type,
             "last_modified": item.last_modified.isoformat() if item.last_modified else None,
         },
+        readers=readers,
+        readers_error=readers_error,
     )
 
 
@@ -103,14 +114,9 @@ class SitelibSource:
                 continue
             found.delta_tokens[drive.id] = self.client.drive_delta_token(drive.id)
             walked.add(drive.id)
-            for item in self.client.drive_files(drive, folders=_folders(self.query.folders)):
-                if (
-                    not incremental
-                    or since is None
-                    or item.last_modified is None
-                    or item.last_modified >= since
-                ):
-                    found.items.append(source_item(item))
+            walk = self.client.drive_files(drive, folders=_folders(self.query.folders))
+            files = [item for item in walk if not incremental or _changed_since(item, since)]
+            found.items.extend(self._with_readers(files))
         if not incremental:
             found.covers = lambda document: (document.metadata or {}).get("drive_id") in walked
         return found
@@ -120,6 +126,17 @@ class SitelibSource:
             item.metadata["drive_id"], item.metadata["item_id"], max_bytes=max_bytes, timeout_s=timeout_s
         )
         return Content(data=data, file_name=item.file_name, mime_type=item.mime_type)
+
+    def member_groups(self, email: str) -> set[str]:
+        """The directory groups (`group:sitelib:<id>`) of the person at `email`, nested ones
+        included; none when the directory does not know them."""
+        return {group_principal(group_id) for group_id in self.client.member_group_ids(email)} - {None}
+
+    def _with_readers(self, files: list[DriveItem]) -> list[SourceItem]:
+        return [
+            source_item(item, permissions)
+            for item, permissions in zip(files, self.client.items_permissions(files), strict=True)
+        ]
 
     def _drives(self) -> list[Drive]:
         query, client = self.query, self.client
@@ -149,13 +166,16 @@ class SitelibSource:
             items, new_token = self.client.drive_delta(drive.id, token=token)
         except ChangesExpired:
             return False
-        for item in items:
-            if item.deleted:
-                found.deleted.append(source_item(item))
-            elif item_within(item, drive, _folders(self.query.folders)):
-                found.items.append(source_item(item))
+        found.deleted.extend(source_item(item) for item in items if item.deleted)
+        folders = _folders(self.query.folders)
+        files = [item for item in items if not item.deleted and item_within(item, drive, folders)]
+        found.items.extend(self._with_readers(files))
         found.delta_tokens[drive.id] = new_token
         return True
+
+
+def _changed_since(item: DriveItem, since: datetime | None) -> bool:
+    return since is None or item.last_modified is None or item.last_modified >= since
 
 
 def _folders(folders: list[str]) -> list[str]:

@@ -1,0 +1,246 @@
+"""Who may read each document-site file (DESIGN §19), as a run captures it from the platform's
+permissions: restricted, inherited, shared with everyone and shared by link; a file whose
+permissions the platform will not list; the groups a person belongs to; and how few requests it
+takes (JSON batches of 20, counted on the fake).
+
+What a site gives its files by default (tests/fakes/graph_permissions.py): the site is connected to
+a directory group, "Handbook Members", whose members may edit everything in it, and its owners are
+the site group "Handbook Owners"; a file inherits both from its folders, its library and its site.
+The platform does not say who is in a site group, so that one admits nobody."""
+
+from __future__ import annotations
+
+import pytest
+
+from core.audit import system_actor
+from ingestion.models import SyncConfiguration, SyncRun
+from ingestion.pipeline.run import sync_run_execute
+from ingestion.pipeline.sources.sitelib import SitelibSource
+from ingestion.services.runs import sync_run_queue
+from integrations.errors import VendorUnavailable
+from knowledge.models import Document
+from tests.fakes.server import Reply
+from tests.ingestion.conftest import DOMAIN
+
+
+@pytest.fixture(autouse=True)
+def _drop_queued_messages():
+    yield
+    from config.celery import app
+
+    with app.connection_for_write() as conn:
+        conn.default_channel.queue_purge(app.conf.task_default_queue)
+
+
+@pytest.fixture
+def site(graph):
+    site = graph.add_site("/sites/handbook", "Handbook")
+    return site, graph.add_drive(site, "Documents")
+
+
+def add(graph, drive, name: str, *, parent=None) -> dict:
+    return graph.add_file(drive, name, f"{name} says hello to its readers.".encode(), parent=parent)
+
+
+def configure(tenant, site) -> SyncConfiguration:
+    return SyncConfiguration.objects.create(
+        tenant=tenant,
+        platform="sitelib",
+        name="handbook",
+        integration_id=f"sitelib-{DOMAIN}",
+        platform_domain=DOMAIN,
+        scope={"site_urls": [site.web_url], "sub_sites": [], "drives": [], "folders": [], "pages": []},
+        content_restriction={"audience": ["all"]},
+    )
+
+
+def run_now(configuration, *, incremental=False) -> SyncRun:
+    run = sync_run_queue(
+        configuration=configuration, kind="ingest", incremental=incremental, actor=system_actor("tests")
+    )
+    assert sync_run_execute(run_id=str(run.id)) is None
+    run.refresh_from_db()
+    return run
+
+
+def discovered(configuration) -> dict[str, tuple]:
+    """file name -> (readers, why none) as a full discovery finds them (what a permissions pass
+    reads), fetching no content."""
+    source = SitelibSource(configuration)
+    try:
+        found = source.discover(incremental=False, since=None, tokens={})
+    finally:
+        source.close()
+    return {item.name: (item.readers, item.readers_error) for item in found.items}
+
+
+def stored_readers() -> dict[str, list[str]]:
+    return dict(Document.objects.values_list("title", "readers"))
+
+
+def group(g: dict) -> str:
+    return f"group:sitelib:{g['id']}"
+
+
+# ---- what a run stores
+
+
+def test_a_run_stores_the_readers_the_platform_grants_each_file(tenant, app_registration, graph, site):
+    handbook, drive = site
+    members = group(handbook.members)
+    hr_team = graph.add_group("HR Team", members=["hana@contoso.test"])
+    hr = graph.add_folder(drive, "HR")
+    reviews = graph.add_folder(drive, "Reviews", parent=hr)
+    add(graph, drive, "Welcome.txt")
+    add(graph, drive, "Salaries.txt", parent=hr)
+    add(graph, drive, "Review.txt", parent=reviews)
+    board = add(graph, drive, "Board.txt")
+    news = add(graph, drive, "News.txt")
+    flyer = add(graph, drive, "Flyer.txt")
+    plan = add(graph, drive, "Plan.txt")
+    graph.restrict(drive, hr, groups=[hr_team], users=["Payroll@Contoso.test"])
+    graph.add_user("ceo@contoso.test", upn="c.eo@contoso.onmicrosoft.com")
+    graph.restrict(drive, board, users=["ceo@contoso.test"])
+    graph.share_link(drive, news, "organization")
+    graph.share_link(drive, flyer, "anonymous")
+    graph.share_link(drive, plan, "users", users=["ann@contoso.test", "bob@contoso.test"])
+
+    run = run_now(configure(tenant, handbook))
+
+    assert run.succeeded == 7
+    assert stored_readers() == {
+        "Welcome.txt": [members],  # inherited from the site; its owners' site group admits nobody
+        "Salaries.txt": [group(hr_team), "user:payroll@contoso.test"],  # inherited from HR/
+        "Review.txt": [group(hr_team), "user:payroll@contoso.test"],  # from HR/, two levels up
+        "Board.txt": ["user:c.eo@contoso.onmicrosoft.com", "user:ceo@contoso.test"],  # e-mail and UPN
+        "News.txt": ["everyone", members],  # a link for the whole organisation
+        "Flyer.txt": ["everyone", members],  # a link for anyone
+        "Plan.txt": [members, "user:ann@contoso.test", "user:bob@contoso.test"],  # a link for two
+    }
+
+
+def test_a_file_whose_permissions_cannot_be_read_has_no_readers_and_says_why(
+    tenant, app_registration, graph, site
+):
+    handbook, drive = site
+    for name, status in {"Denied.txt": 403, "Gone.txt": 404, "Broken.txt": 500}.items():
+        graph.fail_permissions(add(graph, drive, name), status)
+    add(graph, drive, "Fine.txt")
+
+    found = discovered(configure(tenant, handbook))
+
+    assert found["Fine.txt"] == ((group(handbook.members),), "")
+    for name in ("Denied.txt", "Gone.txt", "Broken.txt"):
+        readers, why = found[name]
+        assert readers is None and why.startswith("The platform would not list the file's permissions")
+    assert "(403)" in found["Denied.txt"][1] and "(500)" in found["Broken.txt"][1]
+
+
+def test_a_throttled_permissions_read_inside_a_batch_is_retried_after_its_retry_after(
+    tenant, app_registration, graph, site
+):
+    handbook, drive = site
+    files = [add(graph, drive, f"Note {n}.txt") for n in range(3)]
+    throttled = Reply(
+        429, {"error": {"code": "TooManyRequests", "message": "Slow down"}}, {"Retry-After": "0"}
+    )
+    graph.queue_reply(throttled, path=rf"/items/{files[1]['id']}/permissions$")
+
+    found = discovered(configure(tenant, handbook))
+
+    assert {readers for readers, _ in found.values()} == {(group(handbook.members),)}
+    asked = [r.path.split("/")[-2] for r in graph.permission_requests()]
+    assert sorted(asked) == sorted([files[0]["id"], files[1]["id"], files[1]["id"], files[2]["id"]])
+
+
+# ---- how many requests
+
+
+def test_permissions_are_read_in_json_batches_of_at_most_20(tenant, app_registration, graph, site):
+    handbook, drive = site
+    for n in range(45):
+        add(graph, drive, f"Note {n:02d}.txt")
+
+    run = run_now(configure(tenant, handbook))
+
+    assert run.succeeded == 45
+    assert len(graph.permission_requests()) == 45  # one read per file, every one inside a batch
+    assert [r for r in graph.permission_requests() if r.peer is not None] == []
+    assert sorted(len(b.json()["requests"]) for b in graph.permission_batches()) == [5, 20, 20]
+
+
+def test_an_incremental_run_reads_the_permissions_of_the_changed_files_only(
+    tenant, app_registration, graph, site
+):
+    handbook, drive = site
+    files = [add(graph, drive, f"Note {n}.txt") for n in range(5)]
+    configuration = configure(tenant, handbook)
+    run_now(configuration)
+    before = len(graph.permission_requests())
+    graph.modify_file(drive, files[2], b"Note 2 now says something else.")
+
+    run_now(configuration, incremental=True)
+
+    asked = graph.permission_requests()[before:]
+    assert [r.path.split("/")[-2] for r in asked] == [files[2]["id"]]
+
+
+# ---- a change upstream
+
+
+def test_a_permissions_pass_sees_a_restriction_lifted_upstream_without_downloading(
+    tenant, app_registration, graph, site
+):
+    handbook, drive = site
+    secret = add(graph, drive, "Secret.txt")
+    graph.restrict(drive, secret, users=["ceo@contoso.test"])
+    configuration = configure(tenant, handbook)
+    run_now(configuration)
+    assert stored_readers() == {"Secret.txt": ["user:ceo@contoso.test"]}
+    downloads = len(graph.downloads())
+
+    graph.lift_restriction(drive, secret)
+
+    assert discovered(configuration) == {"Secret.txt": ((group(handbook.members),), "")}
+    assert downloads > 0 and len(graph.downloads()) == downloads
+
+
+# ---- a person's groups
+
+
+def test_member_groups_are_the_directory_groups_of_the_person_nested_ones_included(
+    tenant, app_registration, graph, site
+):
+    handbook, _ = site
+    ann = graph.add_user("ann@contoso.test", upn="ann.lee@contoso.onmicrosoft.com", roles=["Global Reader"])
+    finance = graph.add_group("Finance", members=[ann])
+    managers = graph.add_group("Managers", members=[finance])
+    everyone_else = graph.add_group("Sales", members=["bob@contoso.test"])
+    graph.add_member(handbook.members, managers)
+    graph.page_size = 2  # three groups and a directory role: two pages
+    source = SitelibSource(configure(tenant, handbook))
+    try:
+        by_upn = source.member_groups("ann.lee@contoso.onmicrosoft.com")
+        by_mail = source.member_groups("Ann@Contoso.test")  # not her UPN: found by her e-mail
+        stranger = source.member_groups("nobody@contoso.test")
+    finally:
+        source.close()
+    assert by_upn == by_mail == {group(finance), group(managers), group(handbook.members)}
+    assert group(everyone_else) not in by_upn
+    assert stranger == set()
+
+
+def test_member_groups_raise_when_the_directory_cannot_answer(tenant, app_registration, graph, site):
+    handbook, _ = site
+    graph.add_user("ann@contoso.test")
+    graph.queue_reply(
+        Reply(500, {"error": {"code": "generalException", "message": "Oops"}}),
+        path="transitiveMemberOf",
+        times=10,
+    )
+    source = SitelibSource(configure(tenant, handbook))
+    try:
+        with pytest.raises(VendorUnavailable):
+            source.member_groups("ann@contoso.test")
+    finally:
+        source.close()
