@@ -32,4 +32,4 @@ class RunContext:
         return self.rules.url_blocked(item.web_url)
 
     def readers(self, item: SourceItem) -> list[str]:
-        return list(item.readers) if self.keep_readers else []
+        return list(item.readers or ())

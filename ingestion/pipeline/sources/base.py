@@ -32,7 +32,10 @@ class SourceItem:
     size: int | None = None  # bytes, when the platform says before downloading
     modified: datetime | None = None
     metadata: dict = field(default_factory=dict)  # the platform's ids, kept on the document
-    readers: tuple[str, ...] = ()  # the platform's read permissions, when the run keeps them
+    # The source principals that may read the item at the platform (sorted, distinct), or None when
+    # its permissions could not be read (`readers_error` says why).
+    readers: tuple[str, ...] | None = ()
+    readers_error: str = ""
 
 
 @dataclass(frozen=True)
