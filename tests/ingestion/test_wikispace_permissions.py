@@ -86,13 +86,14 @@ class Board:
         self.bob = wiki.add_person("bob@acme.test", "Bob")  # board, but may not view the space
         self.carol = wiki.add_person("carol@acme.test", "Carol")  # the space names her
         self.dave = wiki.add_person("dave@acme.test", "Dave")  # staff
+        self.erin = wiki.add_person("erin@acme.test", "Erin")  # the space names her, no page does
         self.staff, self.board = wiki.add_group("staff"), wiki.add_group("board")
         for person in (self.alice, self.dave):
             wiki.add_member(self.staff, person)
         for person in (self.alice, self.bob):
             wiki.add_member(self.board, person)
         space = wiki.add_space("HAND", "Handbook")
-        wiki.grant_space(space, users=[self.carol], groups=[self.staff])
+        wiki.grant_space(space, users=[self.carol, self.erin], groups=[self.staff])
         self.canteen = wiki.add_page(space, "Canteen", "<p>The canteen opens at eight.</p>")
         self.minutes = wiki.add_page(space, "Board minutes", "<p>The merger is confidential.</p>")
         wiki.restrict(self.minutes["id"], users=[self.alice, self.bob, self.carol], groups=[self.board])
@@ -112,7 +113,7 @@ def test_a_run_stores_the_readers_the_wiki_grants(tenant, wiki):
     assert (first.status, first.succeeded, second.succeeded) == ("success", 5, 1)
     staff = f"group:wikispace:{board.staff}"
     assert readers_by_title(tenant) == {
-        "Canteen": sorted([staff, "user:carol@acme.test"]),  # the space's viewers
+        "Canteen": sorted([staff, "user:carol@acme.test", "user:erin@acme.test"]),  # the space's viewers
         # named or in the board group, and may view the space: Alice (staff) and Carol (named);
         # Bob may not view the space; the board group itself has no space permission
         "Board minutes": sorted(["user:alice@acme.test", "user:carol@acme.test"]),
@@ -150,7 +151,28 @@ def test_a_page_whose_restrictions_cannot_be_read_has_no_readers_and_says_why(te
         assert "did not answer the read restrictions" in items[title].readers_error
         assert WIKI_TOKEN not in items[title].readers_error
     assert items["Canteen"].readers == tuple(
-        sorted([f"group:wikispace:{board.staff}", "user:carol@acme.test"])
+        sorted([f"group:wikispace:{board.staff}", "user:carol@acme.test", "user:erin@acme.test"])
+    )
+
+
+def test_a_space_open_to_anonymous_users_is_read_by_everyone(tenant, platforms_reachable):
+    with FakeWikiPermissions(v2=False) as wiki:  # the v1 space permissions say `anonymousAccess`
+        wiki.add_user(WIKI_USER, WIKI_TOKEN)
+        board = Board(wiki)
+        wiki.grant_space(next(s for s in wiki.spaces if s.key == "HAND"), anonymous=True)
+        items = discovered(run(queue_upload(tenant, wiki, "HAND")))
+
+    assert items["Canteen"].readers == ("everyone",)
+    # a restriction still narrows it: anyone it names or whose group it names, Bob too now
+    assert items["Board minutes"].readers == tuple(
+        sorted(
+            [
+                "user:alice@acme.test",
+                "user:bob@acme.test",
+                "user:carol@acme.test",
+                f"group:wikispace:{board.board}",
+            ]
+        )
     )
 
 
@@ -158,11 +180,14 @@ def test_a_reader_whose_email_the_wiki_hides_makes_the_page_unreadable_not_guess
     board = Board(wiki)
     wiki.hidden_emails.add(board.alice)
 
-    items = discovered(run(queue_upload(tenant, wiki, "HAND")))
+    finished = run(queue_upload(tenant, wiki, "HAND"))
+    items = discovered(finished)
 
     assert items["Board minutes"].readers is None
     assert board.alice in items["Board minutes"].readers_error
     assert items["Canteen"].readers is not None  # Alice reads it through the staff group
+    wiki.hidden_emails.add(board.erin)  # the space names her; her profile hides her address too
+    assert discovered(finished)["Canteen"].readers is None
 
 
 def test_a_restriction_longer_than_the_listing_shows_is_read_whole(tenant, wiki):
@@ -184,9 +209,11 @@ def test_a_lifted_restriction_shows_in_the_next_discovery_without_downloading_an
     wiki.lift_restriction(board.minutes["id"])
     items = discovered(finished)
 
-    staff_and_carol = tuple(sorted([f"group:wikispace:{board.staff}", "user:carol@acme.test"]))
-    assert items["Board minutes"].readers == staff_and_carol
-    assert items["Agenda"].readers == staff_and_carol
+    space_viewers = tuple(
+        sorted([f"group:wikispace:{board.staff}", "user:carol@acme.test", "user:erin@acme.test"])
+    )
+    assert items["Board minutes"].readers == space_viewers
+    assert items["Agenda"].readers == space_viewers
     assert wiki.content_downloads() == downloads
 
 
