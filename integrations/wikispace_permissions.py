@@ -148,15 +148,17 @@ def restriction_from_v1(read: object, emails: dict[str, str]) -> Restriction | N
     return Restriction(users=_users(users["results"], emails), groups=_groups(groups["results"]))
 
 
-def restriction_page(body: dict, emails: dict[str, str]) -> tuple[Restriction, bool]:
+def restriction_page(body: dict, emails: dict[str, str]) -> tuple[Restriction, int]:
     """One answer of `GET /rest/api/content/{id}/restriction/byOperation/read` (users and groups
-    paged alike by start/limit): the restriction it shows and whether more follow."""
+    paged alike by start/limit): the restriction it shows, and how far `start` moves for the next
+    answer (0: none follows)."""
     restrictions = body.get("restrictions") if isinstance(body.get("restrictions"), dict) else {}
     users, groups = restrictions.get("user") or {}, restrictions.get("group") or {}
-    found = Restriction(
-        users=_users(users.get("results") or [], emails), groups=_groups(groups.get("results") or [])
-    )
-    return found, not (_whole(users) and _whole(groups))
+    user_results, group_results = users.get("results") or [], groups.get("results") or []
+    found = Restriction(users=_users(user_results, emails), groups=_groups(group_results))
+    if _whole(users) and _whole(groups):
+        return found, 0
+    return found, max(len(user_results), len(group_results))
 
 
 def ancestors_from_v1(raw: dict) -> tuple[str, ...] | None:
