@@ -195,12 +195,12 @@ class WikiClient(VendorClient):
                 path,
                 params={"expand": "restrictions.user,restrictions.group", "start": start, "limit": PAGE_SIZE},
             )
-            found, more = restriction_page(body, self.emails)
+            found, step = restriction_page(body, self.emails)
             users |= found.users
             groups |= found.groups
-            if not more or not (found.users or found.groups):
+            if not step:
                 break
-            start += PAGE_SIZE
+            start += step
         return Restriction(users=frozenset(users), groups=frozenset(groups))
 
     def space_access(self, space_key: str) -> SpaceAccess | None:
