@@ -9,7 +9,8 @@ named group. Readers are a flat set of principals, any one of which admits a cal
 written down as follows and never admits a person the wiki would refuse:
 
 - no restricted level: the space's viewers (`everyone` when the space admits anonymous users, or
-  when the wiki does not say who may view it);
+  when the wiki does not say who may view it); a view granted to a v2 principal other than a user
+  or a group (a role, an access class) is left out, giving fewer readers, never more;
 - restricted levels: a group is a reader when it is named at every restricted level and may view
   the space (or the space is open); a user named at any restricted level is a reader when, at every
   restricted level, they are named or one of their groups is, and they may view the space
