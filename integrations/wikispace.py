@@ -3,7 +3,15 @@ instance's base URL (`https://<site>/wiki` for a cloud site). Spaces, a space's 
 and attachments come from the v2 API (`/api/v2/...`, cursor paging through `_links.next`); an
 instance without it (its v2 spaces answer 404) is asked through the v1 API (`/rest/api/...`, offset
 paging) instead. Which of the two an instance speaks is learnt once per client. The page and
-attachment values live in `integrations/wikispace_content.py`."""
+attachment values live in `integrations/wikispace_content.py`.
+
+Who may read a page (`integrations/wikispace_permissions.py`) comes from reads made for a whole
+space at once: its view permission (v2 `/spaces/{id}/permissions`, or the v1 space's `permissions`
+expansion), and the v1 content listing with each page's `ancestors` and read restrictions expanded
+(v2 has no restriction reads; on a v1 instance this is the page listing itself). Only a restriction
+that the listing gives partly is read on its own (`restriction/byOperation/read`). Users named only
+by account id get their e-mail from the v2 bulk user lookup; a user's groups come from
+`/rest/api/user/memberof`."""
 
 from __future__ import annotations
 
@@ -14,21 +22,36 @@ from urllib.parse import quote, urljoin, urlsplit
 import requests
 
 from integrations.base import VendorClient
-from integrations.errors import VendorNotFound
+from integrations.errors import VendorDenied, VendorNotFound
 from integrations.wikispace_content import (
     WikiAttachment,
     WikiPage,
+    access_from_v1,
     attachment_from_v1,
     attachment_from_v2,
     page_from_v1,
     page_from_v2,
     storage_body,
 )
+from integrations.wikispace_permissions import (
+    PageAccess,
+    Restriction,
+    SpaceAccess,
+    group_key,
+    restriction_page,
+    space_access_from_v1,
+    space_access_from_v2,
+    user_of,
+)
 
 PLATFORM = "wikispace"
 PAGE_SIZE = 100
 CONTENT_PAGE_SIZE = 250  # pages or attachments a listing asks for (v2's maximum; v1 caps it itself)
 MAX_PAGES = 1000  # a loop guard against a platform whose next link never ends
+USERS_PER_LOOKUP = 100  # account ids one bulk user lookup asks for
+USERS_PER_SEARCH = 200  # users one page of the user search asks for (the wiki's maximum)
+READ_RESTRICTIONS = "restrictions.read.restrictions.user,restrictions.read.restrictions.group"
+ACCESS_EXPAND = f"ancestors,{READ_RESTRICTIONS}"
 
 
 @dataclass(frozen=True)
@@ -48,6 +71,8 @@ class WikiClient(VendorClient):
         super().__init__(base_url=base_url, session_options=session_options)
         self._auth = (username, api_token)
         self._has_v2: bool | None = None  # unknown until the first call that can tell
+        self._space_ids: dict[str, str] = {}  # v2 space id by key, as the page listing found it
+        self.emails: dict[str, str] = {}  # each user's e-mail address seen, by account id ("" hidden)
 
     def prepare_session(self, session) -> None:
         session.auth = self._auth
@@ -131,6 +156,7 @@ class WikiClient(VendorClient):
         space = next((raw for raw in results if raw.get("key") == space_key), None)
         if space is None:
             raise _no_space(space_key)
+        self._space_ids[space_key] = str(space.get("id"))
         first = self.get_json(
             f"/api/v2/spaces/{quote(str(space.get('id')), safe='')}/pages",
             params={"limit": CONTENT_PAGE_SIZE, "status": "current"},
@@ -138,13 +164,101 @@ class WikiClient(VendorClient):
         return [page_from_v2(raw, space_key=space_key) for raw in self._cursor_results(first)]
 
     def _space_pages_v1(self, space_key: str) -> list[WikiPage]:
+        """The v1 listing, with each page's ancestors and read restriction (`WikiPage.access`; the
+        users' e-mail addresses noted in `emails`)."""
         try:
             self.get_json(f"/rest/api/space/{quote(space_key, safe='')}")
         except VendorNotFound as exc:
             raise _no_space(space_key) from exc
-        params = {"spaceKey": space_key, "type": "page", "status": "current", "expand": "version"}
-        pages = self._offset_results("/rest/api/content", params, limit=CONTENT_PAGE_SIZE)
-        return [page_from_v1(raw, space_key=space_key) for raw in pages]
+        pages = self._offset_results(
+            "/rest/api/content", _listing(space_key, f"version,{ACCESS_EXPAND}"), limit=CONTENT_PAGE_SIZE
+        )
+        return [page_from_v1(raw, space_key=space_key, emails=self.emails) for raw in pages]
+
+    # ---- who may read (knowledge ingestion)
+    def space_page_access(self, space_key: str) -> dict[str, PageAccess]:
+        """Each current page's ancestors and read restriction, by page id, from the v1 content
+        listing (what a v1 instance's page listing already carries)."""
+        found = self._offset_results(
+            "/rest/api/content", _listing(space_key, ACCESS_EXPAND), limit=CONTENT_PAGE_SIZE
+        )
+        return {str(raw.get("id")): access_from_v1(raw, self.emails) for raw in found}
+
+    def read_restriction(self, content_id: str) -> Restriction:
+        """One content's read restriction on its own, every user and group (paged alike)."""
+        path = f"/rest/api/content/{quote(content_id, safe='')}/restriction/byOperation/read"
+        users: set[str] = set()
+        groups: set[str] = set()
+        start = 0
+        for _ in range(MAX_PAGES):
+            body = self.get_json(
+                path,
+                params={"expand": "restrictions.user,restrictions.group", "start": start, "limit": PAGE_SIZE},
+            )
+            found, step = restriction_page(body, self.emails)
+            users |= found.users
+            groups |= found.groups
+            if not step:
+                break
+            start += step
+        return Restriction(users=frozenset(users), groups=frozenset(groups))
+
+    def space_access(self, space_key: str) -> SpaceAccess | None:
+        """Who may view the space; None where the wiki does not say (it refuses, or has no such
+        read, or answers without the permissions)."""
+        try:
+            if self._speaks_v2():
+                space_id = self._space_ids.get(space_key) or self._space_id(space_key)
+                first = self.get_json(
+                    f"/api/v2/spaces/{quote(space_id, safe='')}/permissions",
+                    params={"limit": CONTENT_PAGE_SIZE},
+                )
+                return space_access_from_v2(self._cursor_results(first))
+            body = self.get_json(
+                f"/rest/api/space/{quote(space_key, safe='')}", params={"expand": "permissions"}
+            )
+        except (VendorDenied, VendorNotFound):
+            return None
+        permissions = body.get("permissions")
+        return space_access_from_v1(permissions, self.emails) if isinstance(permissions, list) else None
+
+    def _space_id(self, space_key: str) -> str:
+        found = self.get_json("/api/v2/spaces", params={"keys": space_key})
+        space = next((raw for raw in found.get("results") or [] if raw.get("key") == space_key), None)
+        if space is None:
+            raise _no_space(space_key)
+        return str(space.get("id"))
+
+    def look_up_emails(self, account_ids: list[str]) -> None:
+        """Note the e-mail address of users known by account id only, through the v2 bulk user
+        lookup (a v1 instance names its users with their profiles already)."""
+        if not self._speaks_v2():
+            return
+        for at in range(0, len(account_ids), USERS_PER_LOOKUP):
+            chunk = account_ids[at : at + USERS_PER_LOOKUP]
+            self.emails.update(dict.fromkeys(chunk, ""))  # "" stays for an account the lookup omits
+            first = self.json_of(self.request("POST", "/api/v2/users-bulk", json={"accountIds": chunk}))
+            for raw in self._cursor_results(first):
+                account, email = user_of(raw)
+                if account:
+                    self.emails[account] = email or ""
+
+    def user_groups(self, account_id: str) -> frozenset[str]:
+        """The groups (keys: id, or name where the wiki has none) the user is a member of."""
+        found = self._offset_results("/rest/api/user/memberof", {"accountId": account_id}, limit=PAGE_SIZE)
+        return frozenset(key for key in (group_key(raw) for raw in found) if key)
+
+    def account_of(self, email: str) -> str | None:
+        """The account id of the user whose e-mail address is `email`, or None. The wiki's REST has
+        no lookup by e-mail: the user search (`cql=type=user`) lists users with their e-mail where
+        their profile shows it, and only an account whose address equals `email` counts."""
+        wanted = email.strip().lower()
+        params = {"cql": "type=user"}
+        for raw in self._offset_results("/rest/api/search/user", params, limit=USERS_PER_SEARCH):
+            account, shown = user_of(raw.get("user"))
+            if account and shown == wanted:
+                return account
+        return None
 
     def page_body(self, page: WikiPage) -> str:
         """The page's storage-format XHTML; VendorNotFound once the page is gone."""
@@ -223,6 +337,10 @@ class WikiClient(VendorClient):
             self.get_json("/api/v2/spaces", params={"limit": 1})
         except VendorNotFound:
             self.get_json("/rest/api/space", params={"limit": 1})
+
+
+def _listing(space_key: str, expand: str) -> dict:
+    return {"spaceKey": space_key, "type": "page", "status": "current", "expand": expand}
 
 
 def _space(raw: dict) -> Space:

@@ -11,6 +11,8 @@ from urllib.parse import quote
 
 from django.utils.dateparse import parse_datetime
 
+from integrations.wikispace_permissions import PageAccess, ancestors_from_v1, restriction_from_v1
+
 
 @dataclass(frozen=True)
 class WikiPage:
@@ -20,6 +22,7 @@ class WikiPage:
     version: int  # the page's version number
     modified: datetime | None  # aware UTC, when that version was made
     web_path: str  # the platform's webui link path, relative to the instance's base URL
+    access: PageAccess | None = None  # when the listing expanded ancestors and read restrictions
 
 
 @dataclass(frozen=True)
@@ -40,11 +43,24 @@ def page_from_v2(raw: dict, *, space_key: str) -> WikiPage:
     return _page(raw, space_key=space_key, modified=_version(raw).get("createdAt"))
 
 
-def page_from_v1(raw: dict, *, space_key: str) -> WikiPage:
-    return _page(raw, space_key=space_key, modified=_version(raw).get("when"))
+def page_from_v1(raw: dict, *, space_key: str, emails: dict[str, str] | None = None) -> WikiPage:
+    """A v1 content object; with `emails`, its access too when it expands `ancestors` (the users
+    named in its read restriction noted there with their e-mail addresses)."""
+    access = access_from_v1(raw, emails) if emails is not None else None
+    return _page(raw, space_key=space_key, modified=_version(raw).get("when"), access=access)
 
 
-def _page(raw: dict, *, space_key: str, modified: object) -> WikiPage:
+def access_from_v1(raw: dict, emails: dict[str, str]) -> PageAccess | None:
+    """The `ancestors` and `restrictions.read` expansions of a v1 content object; None without
+    ancestors (not asked for)."""
+    ancestors = ancestors_from_v1(raw)
+    if ancestors is None:
+        return None
+    read = (raw.get("restrictions") or {}).get("read") if isinstance(raw.get("restrictions"), dict) else None
+    return PageAccess(ancestors=ancestors, restriction=restriction_from_v1(read, emails))
+
+
+def _page(raw: dict, *, space_key: str, modified: object, access: PageAccess | None = None) -> WikiPage:
     page_id = str(raw.get("id", ""))
     return WikiPage(
         id=page_id,
@@ -53,6 +69,7 @@ def _page(raw: dict, *, space_key: str, modified: object) -> WikiPage:
         version=_version_number(raw),
         modified=moment(modified),
         web_path=_links(raw).get("webui") or f"/spaces/{space_key}/pages/{page_id}",
+        access=access,
     )
 
 

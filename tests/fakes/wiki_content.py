@@ -180,7 +180,7 @@ class FakeWikiContent(FakeWikiTools):
         if page_id in self.failing_bodies:
             return Reply(500, {"statusCode": 500, "message": "java.lang.NullPointerException"})
         shown = _page_v1(page, request)
-        if "body.storage" in _expand(request):
+        if "body.storage" in expanded(request):
             shown["body"] = page["body"]
         return Reply(200, shown)
 
@@ -253,7 +253,7 @@ class FakeWikiContent(FakeWikiTools):
         return {"results": page, "start": start, "limit": limit, "size": len(page), "_links": links}
 
 
-def _expand(request: Received) -> set[str]:
+def expanded(request: Received) -> set[str]:
     return {part for value in request.query.get("expand") or [] for part in value.split(",")}
 
 
@@ -279,7 +279,7 @@ def _page_v1(page: dict, request: Received) -> dict:
         "title": page["title"],
         "_links": {"webui": page["_links"]["webui"], "self": f"/rest/api/content/{page['id']}"},
     }
-    if "version" in _expand(request):
+    if "version" in expanded(request):
         shown["version"] = {"number": page["version"]["number"], "when": page["version"]["createdAt"]}
     return shown
 
@@ -294,7 +294,7 @@ def _attachment_v1(attachment: dict, request: Received) -> dict:
         "extensions": {"mediaType": attachment["mediaType"], "fileSize": attachment["fileSize"]},
         "_links": {"download": attachment["downloadLink"], "webui": attachment["webuiLink"]},
     }
-    if "version" in _expand(request):
+    if "version" in expanded(request):
         version = attachment["version"]
         shown["version"] = {"number": version["number"], "when": version["createdAt"]}
     return shown

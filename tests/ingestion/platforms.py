@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from tests.fakes.itsm_content import FakeItsmContent
-from tests.fakes.wiki_content import FakeWikiContent
+from tests.fakes.wiki_permissions import FakeWikiPermissions
 
 DOMAIN = "acme.example.com"
 WIKI_USER, WIKI_TOKEN = "reader@acme.test", "wiki-token-5e1f0a9c7b"
@@ -16,7 +16,7 @@ ITSM_CLIENT, ITSM_SECRET = "kb-ingest-app", "itsm-client-secret-9a2b7c4d"
 
 @pytest.fixture
 def wiki(platforms_reachable):
-    with FakeWikiContent() as fake:
+    with FakeWikiPermissions() as fake:
         fake.add_user(WIKI_USER, WIKI_TOKEN)
         yield fake
 

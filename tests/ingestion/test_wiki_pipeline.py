@@ -16,7 +16,7 @@ from ingestion.pipeline.run import sync_run_execute
 from ingestion.services.configurations import PlatformAccount, UploadRequest, upload
 from knowledge.models import Chunk, Document
 from knowledge.services import source_rule_create
-from tests.fakes.wiki_content import FakeWikiContent
+from tests.fakes.wiki_permissions import FakeWikiPermissions
 from tests.ingestion.platforms import DOMAIN, WIKI_TOKEN, WIKI_USER
 
 ACTOR = system_actor("tests")
@@ -100,7 +100,7 @@ def test_a_configuration_that_is_not_blacklisted_ignores_the_block_list(tenant, 
 
 
 def test_a_wiki_without_the_v2_api_is_read_through_v1(tenant, platforms_reachable):
-    with FakeWikiContent(v2=False) as wiki:
+    with FakeWikiPermissions(v2=False) as wiki:
         wiki.add_user(WIKI_USER, WIKI_TOKEN)
         handbook(wiki)
         finished = run(queue_upload(tenant, wiki, "HAND"))
