@@ -15,6 +15,7 @@ from rest_framework.test import APIClient
 
 from core.models import AuditEntry
 from identity.models import IdentityRealm
+from tests import factories
 from tests.fakes.oidc import new_signing_key
 from tests.helpers import assert_error, assert_ok
 
@@ -202,3 +203,32 @@ def test_an_unreachable_issuer_is_a_service_unavailable_answer(oidc, tenant):
     response = realm_client(oidc.token(), tenant, realm_name="down").get(CREDENTIALS)
 
     assert_error(response, 503, "REALM_KEYS_UNAVAILABLE")
+
+
+def test_a_realm_user_finds_what_its_token_groups_may_read(oidc, realm, tenant):
+    def passage(title: str, readers: list[str]):
+        factories.make_searchable_document(
+            tenant, ["Where the quarterly figures are kept"], title=title, readers=readers
+        )
+
+    passage("Everyone", ["everyone"])
+    passage("Finance", ["group:sitelib:9f1c-finance"])  # the directory's id of the token's "finance"
+    passage("Legal", ["group:wikispace:legal"])  # a wiki group named as the token names it
+    passage("Jane", ["user:jane@acme.test"])
+    realm.group_mapping = {"finance": ["group:sitelib:9f1c-finance"]}
+    realm.save()
+    body = {
+        "query": "quarterly figures",
+        "top_k": 10,
+        "vectordb_config": {"platform_domain": "x", "tenant_id": str(tenant.id)},
+    }
+
+    def titles(**claims) -> list[str]:
+        token = oidc.token(realm_access={"roles": ["viewer"]}, email="jane@acme.test", **claims)
+        found = realm_client(token, tenant).post("/v2/knowledge/search", body, format="json")
+        assert found.status_code == 200, found.content
+        return sorted(result["title"] for result in found.json()["data"]["results"])
+
+    assert titles() == ["Everyone", "Jane"]
+    assert titles(groups=["finance"]) == ["Everyone", "Finance", "Jane"]
+    assert titles(groups=["legal", "nobody"]) == ["Everyone", "Jane", "Legal"]

@@ -67,3 +67,18 @@ def test_a_tenant_admin_sees_only_their_tenants_documents(client, tenant, docume
 def test_console_users_without_the_tenant_admin_role_do_not_see_documents(client, tenant, documents):
     approver = factories.make_user(tenant, [Role.APPROVER, Role.AUDIT_VIEWER], is_staff=True)
     assert signed_in(client, approver).get(LIST).status_code == 403
+
+
+def test_a_tenant_admin_sees_only_the_documents_they_may_read_at_the_source(client, tenant):
+    factories.make_document(tenant, [("x", vector(0))], title="Handbook", readers=["everyone"])
+    factories.make_document(tenant, [("x", vector(1))], title="My notes", readers=["user:dana@acme.test"])
+    hidden, _, _ = factories.make_document(
+        tenant, [("x", vector(2))], title="Board minutes", readers=["group:sitelib:board"]
+    )
+    dana = factories.make_user(tenant, [Role.TENANT_ADMIN], is_staff=True, email="dana@acme.test")
+    console = signed_in(client, dana)
+    page = console.get(LIST).content.decode()
+    assert "Handbook" in page and "My notes" in page and "Board minutes" not in page
+    assert console.get(f"{LIST}{hidden.id}/change/").status_code == 302  # as a missing one
+    root = signed_in(client, factories.make_super_admin(username="root"))
+    assert "Board minutes" in root.get(LIST).content.decode()  # superusers see every document
