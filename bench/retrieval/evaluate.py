@@ -42,6 +42,7 @@ from django.conf import settings  # noqa: E402
 from django.db import connection  # noqa: E402
 from django.test.utils import setup_databases, setup_test_environment, teardown_databases  # noqa: E402
 
+from identity.sources import ALL_KNOWLEDGE  # noqa: E402
 from ingestion.pipeline.chunk import text_chunk  # noqa: E402
 from knowledge.embeddings import embedder  # noqa: E402
 from knowledge.models import Chunk, Document  # noqa: E402
@@ -97,6 +98,7 @@ def store(tenant, documents: list[dict], pieces: list[list[str]], vectors: np.nd
             title=document["title"],
             content_hash=hashlib.sha256(document["text"].encode()).hexdigest(),
             audience=["all"],
+            readers=["everyone"],
             metadata={"labelled_set": document["id"]},
             sync_configuration_id=None,
             model=model,
@@ -137,11 +139,17 @@ def rankings(
     model = embedder().model
     labelled = dict(Document.objects.filter(tenant=tenant).values_list("id", "source_id"))
     found: dict[str, list[list[str]]] = defaultdict(list)
-    readable = chunks_readable(tenant=tenant).filter(model=model)
+    readable = chunks_readable(tenant=tenant, identities=ALL_KNOWLEDGE).filter(model=model)
     for query, vector in zip(queries, vectors, strict=True):
         for mode in SEARCH_MODES:
             hits = chunks_search(
-                tenant=tenant, model=model, top_k=LEG_SIZE, vector=vector, query=query["query"], mode=mode
+                tenant=tenant,
+                model=model,
+                top_k=LEG_SIZE,
+                vector=vector,
+                query=query["query"],
+                mode=mode,
+                identities=ALL_KNOWLEDGE,
             )
             ranked = [labelled[uuid.UUID(hit.document_id.removeprefix("doc-"))] for hit in hits]
             found[mode].append(list(dict.fromkeys(ranked)))
