@@ -18,7 +18,7 @@ install: $(STAMP)
 # Web (gunicorn), a Celery worker and beat on the embedded default unless DATABASE_URL/REDIS_URL say
 # otherwise. DJANGO_DEBUG defaults to true here so that development keys are generated into var/.
 run: install
-	DJANGO_DEBUG=$${DJANGO_DEBUG:-true} $(PY) bin/serve
+	DJANGO_DEBUG=$${DJANGO_DEBUG:-true} exec $(PY) bin/serve
 
 lint: install
 	$(VENV)/bin/ruff check .
