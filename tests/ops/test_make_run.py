@@ -80,9 +80,10 @@ class Service:
 
     def supervised(self, kind: str) -> int | None:
         """The pid of the Celery `worker` or `beat` that bin/serve started (its child)."""
-        (serve,) = [pid for pid, command in descendants(self.process.pid).items() if "bin/serve" in command]
-        for pid, (parent, command) in processes().items():
-            if parent == serve and f"celery -A config {kind}" in command:
+        table = processes()
+        for pid, command in descendants(self.process.pid).items():
+            parent = table.get(pid, (0, ""))[0]
+            if f"celery -A config {kind}" in command and "bin/serve" in table.get(parent, (0, ""))[1]:
                 return pid
         return None
 
