@@ -17,6 +17,7 @@ import requests
 
 from tests.live import ROOT, free_port, server_env
 from tests.reliability.support import kill_group, shell, wait_until
+from tests.security.reports import record
 
 pytestmark = pytest.mark.services
 
@@ -49,7 +50,7 @@ def test_the_service_rides_out_a_redis_outage_and_runs_tasks_after_it(private_re
         while time.monotonic() < until:
             answers.append(requests.get(f"http://127.0.0.1:{port}/health", timeout=10).status_code)
             time.sleep(0.5)
-        private_redis.start()
+        back = private_redis.start()
         assert serve.poll() is None, log.read_text()[-3000:]
         assert answers and set(answers) <= {200, 503}, answers
         counter = f"outage-{uuid.uuid4().hex[:8]}"
@@ -61,6 +62,17 @@ def test_the_service_rides_out_a_redis_outage_and_runs_tasks_after_it(private_re
             interval=2,
         )
         assert serve.poll() is None, log.read_text()[-3000:]
+        record(
+            "reliability",
+            "serve_redis_outage",
+            {
+                "outage_s": OUTAGE,
+                "health_polls_during_outage": len(answers),
+                "health_statuses": sorted(set(answers)),
+                "task_done_s_after_redis_back": round(time.monotonic() - back, 1),
+                "celery_restarts": log.read_text().count("starting it again"),
+            },
+        )
     finally:
         if serve.poll() is None:
             os.killpg(serve.pid, signal.SIGINT)
