@@ -16,9 +16,10 @@ $(STAMP): requirements.txt requirements-dev.txt
 install: $(STAMP)
 
 # Web (gunicorn), a Celery worker and beat on the embedded default unless DATABASE_URL/REDIS_URL say
-# otherwise. DJANGO_DEBUG defaults to true here so that development keys are generated into var/.
+# otherwise. DJANGO_DEBUG defaults to true here so that development keys are generated into var/;
+# bin/serve serves with it off (docs/operations.md, "`make run` on a developer machine").
 run: install
-	DJANGO_DEBUG=$${DJANGO_DEBUG:-true} $(PY) bin/serve
+	DJANGO_DEBUG=$${DJANGO_DEBUG:-true} exec $(PY) bin/serve
 
 lint: install
 	$(VENV)/bin/ruff check .

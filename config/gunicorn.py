@@ -9,6 +9,9 @@
 - After the fork, once a worker has loaded the application, the embedding model starts loading in
   the background (`post_worker_init`), so the first search does not wait for it and /health says
   `degraded`, with the reason, until it is loaded.
+- Its control socket (for `gunicornc`) is `gunicorn-<PORT>.ctl` under this instance's `VAR_DIR`,
+  private to its user (gunicorn's default mode, 0600), never gunicorn's user-wide default
+  (`~/.gunicorn/gunicorn.ctl`), which a second instance of the same user would take over.
 - Requests gunicorn refuses itself, before the application sees them (a request line longer than
   `limit_request_line`, too many or too large headers, a malformed request): gunicorn's own limits
   and its status codes, answered as JSON in the /api/v1 error envelope instead of its HTML page
@@ -23,6 +26,7 @@ import uuid
 from datetime import UTC, datetime
 from ssl import SSLError
 
+from django.conf import settings
 from gunicorn import util
 from gunicorn.http import errors
 from gunicorn.workers.gthread import ThreadWorker
@@ -31,9 +35,13 @@ from gunicorn.workers.sync import SyncWorker
 from core.gencache import cache_is_process_local
 from knowledge.embeddings import embedding_model_warm_up
 
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+
 # Settings read by gunicorn (every lowercase name below that gunicorn knows).
 wsgi_app = "config.wsgi:application"
-bind = f"127.0.0.1:{os.environ.get('PORT', '8000')}"
+PORT = int(os.environ.get("PORT") or 8000)
+bind = f"127.0.0.1:{PORT}"
+control_socket = str(settings.VAR_DIR / f"gunicorn-{PORT}.ctl")
 limit_request_line = 8190  # gunicorn's maximum; 0 would mean no limit at all
 
 
@@ -42,9 +50,6 @@ def _positive(name: str, default: int) -> int:
     if value < 1:
         raise ValueError(f"{name} must be at least 1, not {value}.")
     return value
-
-
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
 
 def post_worker_init(worker) -> None:

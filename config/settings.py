@@ -110,6 +110,11 @@ TEMPLATES = [
 # Database: SQLite under var/ by default, PostgreSQL when DATABASE_URL says so.
 DATABASES = {"default": env.db("DATABASE_URL", default=f"sqlite:///{VAR_DIR / 'db.sqlite3'}")}
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # The database file is its owner's alone (0600, like the keys beside it in var/), created so
+    # before SQLite opens it; SQLite gives its -wal and -shm files the same mode.
+    _sqlite_file = Path(DATABASES["default"]["NAME"])
+    if _sqlite_file.is_absolute() and _sqlite_file.parent.is_dir():
+        _sqlite_file.touch(mode=0o600, exist_ok=True)
     # IMMEDIATE transactions take the write lock up front, so concurrent writers queue instead of
     # failing; WAL lets readers proceed meanwhile.
     DATABASES["default"]["OPTIONS"] = {
@@ -301,7 +306,11 @@ else:
         "unacked_restore_throttle": 1,
         "socket_connect_timeout": 2,
     }
+# A broker that is down (Redis restarting) is waited for, at start and while running, however long
+# it takes: the worker keeps retrying (Celery's intervals) instead of giving up after 100 tries.
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_BROKER_CONNECTION_RETRY = True
+CELERY_BROKER_CONNECTION_MAX_RETRIES = None
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
