@@ -1,7 +1,8 @@
 """Who may read each document-site file (DESIGN §19), as a run captures it from the platform's
 permissions: restricted, inherited, shared with everyone and shared by link; a file whose
-permissions the platform will not list; the groups a person belongs to; and how few requests it
-takes (JSON batches of 20, counted on the fake).
+permissions the platform will not list; the groups a person belongs to; how few requests it takes
+(JSON batches of 20, counted on the fake); and, end to end, a restricted file found by its readers
+only until a permissions pass sees the restriction lifted.
 
 What a site gives its files by default (tests/fakes/graph_permissions.py): the site is connected to
 a directory group, "Handbook Members", whose members may edit everything in it, and its owners are
@@ -302,8 +303,9 @@ def test_a_restricted_file_is_found_by_its_readers_only_until_a_pass_lifts_it(
 
     assert found(anna_user) and found(all_key)  # in Finance on the platform; knowledge:all
     assert not found(bob_user) and not found(reader_key) and not agent_finds(bobs_agent, PAYROLL, payroll)
-    assert search_titles(client_for(all_key, tenant), tenant, "Denied.txt says hello") == ["Denied.txt"]
-    assert search_titles(client_for(anna_user, tenant), tenant, "Denied.txt says hello") != ["Denied.txt"]
+    denied_words = "Denied.txt says hello"  # no readers: knowledge:all callers only
+    assert search_titles(client_for(all_key, tenant), tenant, denied_words) == ["Denied.txt"]
+    assert search_titles(client_for(anna_user, tenant), tenant, denied_words) != ["Denied.txt"]
 
     chunks_before = set(Chunk.objects.filter(document=payroll).values_list("id", flat=True))
     downloads_before = len(graph.downloads())
