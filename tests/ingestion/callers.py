@@ -16,9 +16,10 @@ def agent_for(client_for, tenant, user, as_owner):
     return client_for(token, tenant, HTTP_ACCEPT=ACCEPT)
 
 
-def agent_finds(agent, words: str, document) -> bool:
-    """The agent's search tool puts `document` first for `words`, and the agent can read it."""
+def agent_sees(agent, words: str, document) -> tuple[bool, bool]:
+    """Whether the agent's search tool puts `document` first for `words`, and whether the agent
+    can read it as a resource."""
     results = call_tool(agent, "knowledge.documents.search", {"query": words, "top_k": 1})
     searched = results["structuredContent"]["results"]
     read = rpc(agent, "resources/read", {"uri": f"kb://documents/doc-{document.id}"})
-    return bool(searched) and searched[0]["title"] == document.title and "error" not in read.json()
+    return bool(searched) and searched[0]["title"] == document.title, "error" not in read.json()

@@ -10,7 +10,7 @@ from core.audit import system_actor
 from core.models import Role
 from knowledge.models import Chunk, Document
 from tests import factories
-from tests.ingestion.callers import agent_finds, agent_for
+from tests.ingestion.callers import agent_for, agent_sees
 from tests.ingestion.platforms import failed_files, itsm_upload
 from tests.ingestion.runs import search_titles, wait_for_run
 from tests.toolhub.test_mcp import result_of, rpc
@@ -116,7 +116,8 @@ def test_a_restricted_article_is_found_by_its_readers_only_until_a_pass_lifts_it
         return search_titles(client_for(principal, tenant), tenant, PAYROLL) == ["Payroll calendar"]
 
     assert found(anna) and found(all_key)  # a member of Finance on the platform; knowledge:all
-    assert not found(bob) and not found(reader_key) and not agent_finds(bobs_agent, PAYROLL, payroll)
+    assert agent_sees(bobs_agent, PAYROLL, payroll) == (False, False)  # neither searched nor read
+    assert not found(bob) and not found(reader_key)
     assert result_of(rpc(bobs_agent, "resources/list"))["resources"] and all(
         r["name"] != "Payroll calendar" for r in result_of(rpc(bobs_agent, "resources/list"))["resources"]
     )
@@ -130,7 +131,8 @@ def test_a_restricted_article_is_found_by_its_readers_only_until_a_pass_lifts_it
     assert (passed["kind"], passed["status"], passed["chunks_written"]) == ("permissions", "partial", 0)
     assert passed["succeeded"] == 1 and passed["failed"] == 1  # Payroll's new readers; Contracts
 
-    assert found(bob) and agent_finds(bobs_agent, PAYROLL, payroll) and found(anna) and not found(reader_key)
+    assert agent_sees(bobs_agent, PAYROLL, payroll) == (True, True)
+    assert found(bob) and found(anna) and not found(reader_key)
     assert len(itsm.fetched_article_ids()) == fetched_before  # nothing downloaded again
     assert set(Chunk.objects.filter(document=payroll).values_list("id", flat=True)) == chunks_before
 

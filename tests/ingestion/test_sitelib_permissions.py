@@ -23,7 +23,7 @@ from integrations.errors import VendorUnavailable
 from knowledge.models import Chunk, Document
 from tests import factories
 from tests.fakes.server import Reply
-from tests.ingestion.callers import agent_finds, agent_for
+from tests.ingestion.callers import agent_for, agent_sees
 from tests.ingestion.conftest import DOMAIN
 from tests.ingestion.platforms import failed_files
 from tests.ingestion.runs import search_titles, wait_for_run
@@ -302,7 +302,8 @@ def test_a_restricted_file_is_found_by_its_readers_only_until_a_pass_lifts_it(
         return search_titles(client_for(principal, tenant), tenant, PAYROLL) == ["Payroll.txt"]
 
     assert found(anna_user) and found(all_key)  # in Finance on the platform; knowledge:all
-    assert not found(bob_user) and not found(reader_key) and not agent_finds(bobs_agent, PAYROLL, payroll)
+    assert agent_sees(bobs_agent, PAYROLL, payroll) == (False, False)  # neither searched nor read
+    assert not found(bob_user) and not found(reader_key)
     denied_words = "Denied.txt says hello"  # no readers: knowledge:all callers only
     assert search_titles(client_for(all_key, tenant), tenant, denied_words) == ["Denied.txt"]
     assert search_titles(client_for(anna_user, tenant), tenant, denied_words) != ["Denied.txt"]
@@ -316,7 +317,8 @@ def test_a_restricted_file_is_found_by_its_readers_only_until_a_pass_lifts_it(
     assert (passed["kind"], passed["status"], passed["chunks_written"]) == ("permissions", "partial", 0)
     assert passed["succeeded"] == 1 and passed["failed"] == 1  # Payroll.txt's new readers; Denied.txt
 
-    assert found(bob_user) and agent_finds(bobs_agent, PAYROLL, payroll) and found(anna_user)
+    assert agent_sees(bobs_agent, PAYROLL, payroll) == (True, True)
+    assert found(bob_user) and found(anna_user)
     assert not found(reader_key)
     assert len(graph.downloads()) == downloads_before > 0  # nothing downloaded again
     assert set(Chunk.objects.filter(document=payroll).values_list("id", flat=True)) == chunks_before

@@ -18,7 +18,7 @@ from integrations.errors import VendorDenied
 from knowledge.models import Chunk, Document
 from tests import factories
 from tests.fakes.wiki_permissions import FakeWikiPermissions
-from tests.ingestion.callers import agent_finds, agent_for
+from tests.ingestion.callers import agent_for, agent_sees
 from tests.ingestion.platforms import DOMAIN, WIKI_TOKEN, WIKI_USER, failed_files, wiki_upload
 from tests.ingestion.runs import search_titles, wait_for_run
 from toolhub.services.connections import connection_create
@@ -317,7 +317,8 @@ def test_a_restricted_page_is_found_by_its_readers_only_until_a_pass_lifts_it(
         return search_titles(client_for(principal, tenant), tenant, words) == [title]
 
     assert found(anna_user) and found(all_key)  # in the finance group of the wiki; knowledge:all
-    assert not found(bob_user) and not found(reader_key) and not agent_finds(bobs_agent, PAYROLL, payroll)
+    assert agent_sees(bobs_agent, PAYROLL, payroll) == (False, False)  # neither searched nor read
+    assert not found(bob_user) and not found(reader_key)
     vault = "vault room contracts"  # no readers: knowledge:all callers only
     assert found(all_key, vault, "Vault") and not found(anna_user, vault, "Vault")
 
@@ -330,7 +331,8 @@ def test_a_restricted_page_is_found_by_its_readers_only_until_a_pass_lifts_it(
     assert (passed["kind"], passed["status"], passed["chunks_written"]) == ("permissions", "partial", 0)
     assert passed["succeeded"] == 1 and passed["failed"] == 1  # the calendar's new readers; Vault
 
-    assert found(bob_user) and agent_finds(bobs_agent, PAYROLL, payroll) and found(anna_user)
+    assert agent_sees(bobs_agent, PAYROLL, payroll) == (True, True)
+    assert found(bob_user) and found(anna_user)
     assert not found(reader_key)
     assert wiki.content_downloads() == downloads_before > 0  # nothing downloaded again
     assert set(Chunk.objects.filter(document=payroll).values_list("id", flat=True)) == chunks_before
