@@ -10,11 +10,10 @@ from core.audit import system_actor
 from core.models import Role
 from knowledge.models import Chunk, Document
 from tests import factories
-from tests.identity.test_oauth_provider import authorize, register
-from tests.identity.test_oauth_provider import exchange as code_exchange
+from tests.ingestion.callers import agent_for, agent_sees
 from tests.ingestion.platforms import failed_files, itsm_upload
 from tests.ingestion.runs import search_titles, wait_for_run
-from tests.toolhub.test_mcp import ACCEPT, call_tool, result_of, rpc
+from tests.toolhub.test_mcp import result_of, rpc
 from toolhub.services.connections import connection_create
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -95,14 +94,6 @@ def test_criteria_that_cannot_be_read_fail_every_article_access_denied(
     assert all(readers == [] for readers in Document.objects.values_list("readers", flat=True))
 
 
-def agent_for(client_for, tenant, user, as_owner):
-    """An MCP client whose OAuth token acts for `user` (the authorization-code flow)."""
-    app = register(as_owner, scopes=["knowledge:read", "tools:read", "tools:execute"])
-    code = authorize(user, app["clientId"], scope="knowledge:read tools:read tools:execute")["code"][0]
-    token = code_exchange(app["clientId"], code).json()["access_token"]
-    return client_for(token, tenant, HTTP_ACCEPT=ACCEPT)
-
-
 def test_a_restricted_article_is_found_by_its_readers_only_until_a_pass_lifts_it(
     client_for, admin_api, tenant, itsm, people, kb, finished_runs, celery_worker_thread
 ):
@@ -124,14 +115,9 @@ def test_a_restricted_article_is_found_by_its_readers_only_until_a_pass_lifts_it
     def found(principal) -> bool:
         return search_titles(client_for(principal, tenant), tenant, PAYROLL) == ["Payroll calendar"]
 
-    def agent_finds() -> bool:
-        results = call_tool(bobs_agent, "knowledge.documents.search", {"query": PAYROLL, "top_k": 1})
-        searched = results["structuredContent"]["results"]
-        read = rpc(bobs_agent, "resources/read", {"uri": f"kb://documents/doc-{payroll.id}"})
-        return bool(searched) and searched[0]["title"] == "Payroll calendar" and "error" not in read.json()
-
     assert found(anna) and found(all_key)  # a member of Finance on the platform; knowledge:all
-    assert not found(bob) and not found(reader_key) and not agent_finds()
+    assert agent_sees(bobs_agent, PAYROLL, payroll) == (False, False)  # neither searched nor read
+    assert not found(bob) and not found(reader_key)
     assert result_of(rpc(bobs_agent, "resources/list"))["resources"] and all(
         r["name"] != "Payroll calendar" for r in result_of(rpc(bobs_agent, "resources/list"))["resources"]
     )
@@ -145,7 +131,8 @@ def test_a_restricted_article_is_found_by_its_readers_only_until_a_pass_lifts_it
     assert (passed["kind"], passed["status"], passed["chunks_written"]) == ("permissions", "partial", 0)
     assert passed["succeeded"] == 1 and passed["failed"] == 1  # Payroll's new readers; Contracts
 
-    assert found(bob) and agent_finds() and found(anna) and not found(reader_key)
+    assert agent_sees(bobs_agent, PAYROLL, payroll) == (True, True)
+    assert found(bob) and found(anna) and not found(reader_key)
     assert len(itsm.fetched_article_ids()) == fetched_before  # nothing downloaded again
     assert set(Chunk.objects.filter(document=payroll).values_list("id", flat=True)) == chunks_before
 

@@ -1,7 +1,8 @@
 """Who may read each document-site file (DESIGN §19), as a run captures it from the platform's
 permissions: restricted, inherited, shared with everyone and shared by link; a file whose
-permissions the platform will not list; the groups a person belongs to; and how few requests it
-takes (JSON batches of 20, counted on the fake).
+permissions the platform will not list; the groups a person belongs to; how few requests it takes
+(JSON batches of 20, counted on the fake); and, end to end, a restricted file found by its readers
+only until a permissions pass sees the restriction lifted.
 
 What a site gives its files by default (tests/fakes/graph_permissions.py): the site is connected to
 a directory group, "Handbook Members", whose members may edit everything in it, and its owners are
@@ -13,14 +14,20 @@ from __future__ import annotations
 import pytest
 
 from core.audit import system_actor
+from core.models import Role
 from ingestion.models import SyncConfiguration, SyncRun
 from ingestion.pipeline.run import sync_run_execute
 from ingestion.pipeline.sources.sitelib import SitelibSource
 from ingestion.services.runs import sync_run_queue
 from integrations.errors import VendorUnavailable
-from knowledge.models import Document
+from knowledge.models import Chunk, Document
+from tests import factories
 from tests.fakes.server import Reply
+from tests.ingestion.callers import agent_for, agent_sees
 from tests.ingestion.conftest import DOMAIN
+from tests.ingestion.platforms import failed_files
+from tests.ingestion.runs import search_titles, wait_for_run
+from toolhub.services.connections import connection_create
 
 
 @pytest.fixture(autouse=True)
@@ -244,3 +251,95 @@ def test_member_groups_raise_when_the_directory_cannot_answer(tenant, app_regist
             source.member_groups("ann@contoso.test")
     finally:
         source.close()
+
+
+# ---- end to end: through the API, a worker, search and an agent
+
+
+PAYROLL = "sparrow day salaries"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_restricted_file_is_found_by_its_readers_only_until_a_pass_lifts_it(
+    client_for, tenant, app_registration, graph, site, finished_runs, celery_worker_thread
+):
+    handbook, drive = site
+    connection_create(
+        tenant=tenant,
+        actor=system_actor("tests"),
+        name="Knowledge",
+        domain="knowledge",
+        connector="knowledge",
+    )
+    anna, bob = graph.add_user("anna@acme.test"), graph.add_user("bob@acme.test")
+    finance = graph.add_group("Finance", members=[anna])
+    for person in (anna, bob):  # both may read what the site gives its members
+        graph.add_member(handbook.members, person)
+    add(graph, drive, "Welcome.txt")
+    payroll_file = graph.add_file(drive, "Payroll.txt", b"Salaries are paid on the sparrow day.")
+    graph.restrict(drive, payroll_file, groups=[finance])
+    denied = add(graph, drive, "Denied.txt")
+    graph.fail_permissions(denied, 403)
+    integrator = factories.make_user(tenant, [Role.INTEGRATION_ADMIN], username="integrator")
+    admin_api = client_for(integrator, tenant)
+
+    response = admin_api.post("/v2/sitelib/upload", sitelib_upload(tenant, handbook), format="json")
+    assert response.status_code == 202, response.json()
+    run = wait_for_run(admin_api, finished_runs, response.json()["data"]["sync_run_id"])
+    assert (run["status"], run["succeeded"], run["failed"]) == ("partial", 2, 1), run
+    assert failed_files(admin_api, tenant, "sitelib") == {f"{drive.id}/{denied['id']}": ("ACCESS_DENIED", 1)}
+
+    anna_user = factories.make_user(
+        tenant, [Role.INTEGRATION_VIEWER], username="anna", email="anna@acme.test"
+    )
+    bob_user = factories.make_user(tenant, [Role.TENANT_ADMIN], username="bob", email="bob@acme.test")
+    _, reader_key = factories.make_api_key(tenant, ["knowledge:read"])
+    _, all_key = factories.make_api_key(tenant, ["knowledge:read", "knowledge:all"])
+    bobs_agent = agent_for(client_for, tenant, bob_user, client_for(bob_user, tenant))
+    payroll = Document.objects.get(title="Payroll.txt")
+
+    def found(principal) -> bool:
+        return search_titles(client_for(principal, tenant), tenant, PAYROLL) == ["Payroll.txt"]
+
+    assert found(anna_user) and found(all_key)  # in Finance on the platform; knowledge:all
+    assert agent_sees(bobs_agent, PAYROLL, payroll) == (False, False)  # neither searched nor read
+    assert not found(bob_user) and not found(reader_key)
+    denied_words = "Denied.txt says hello"  # no readers: knowledge:all callers only
+    assert search_titles(client_for(all_key, tenant), tenant, denied_words) == ["Denied.txt"]
+    assert search_titles(client_for(anna_user, tenant), tenant, denied_words) != ["Denied.txt"]
+
+    chunks_before = set(Chunk.objects.filter(document=payroll).values_list("id", flat=True))
+    downloads_before = len(graph.downloads())
+    graph.lift_restriction(drive, payroll_file)  # Payroll.txt inherits the site's members again
+    response = admin_api.post(f"/v2/sync-configurations/{run['sync_configuration_id']}/permissions-sync")
+    assert response.status_code == 202 and response.json()["message"] == "Permissions pass started"
+    passed = wait_for_run(admin_api, finished_runs, response.json()["data"]["sync_run_id"])
+    assert (passed["kind"], passed["status"], passed["chunks_written"]) == ("permissions", "partial", 0)
+    assert passed["succeeded"] == 1 and passed["failed"] == 1  # Payroll.txt's new readers; Denied.txt
+
+    assert agent_sees(bobs_agent, PAYROLL, payroll) == (True, True)
+    assert found(bob_user) and found(anna_user)
+    assert not found(reader_key)
+    assert len(graph.downloads()) == downloads_before > 0  # nothing downloaded again
+    assert set(Chunk.objects.filter(document=payroll).values_list("id", flat=True)) == chunks_before
+
+
+def sitelib_upload(tenant, site) -> dict:
+    return {
+        "sitelib_auth": False,
+        "content_restriction": {"audience": ["all"], "blacklisted": False, "source_restriction": False},
+        "vectordb_config": {"platform_domain": DOMAIN, "tenant_id": str(tenant.id)},
+        "sync_config": {
+            "sync_configuration_id": "",
+            "incremental": False,
+            "last_sync": "",
+            "processor_mode": "auto",
+            "use_ocr": False,
+        },
+        "job_id": "",
+        "site_urls": [site.web_url],
+        "drives": [],
+        "folders": [],
+        "pages": [],
+        "sub_sites": [],
+    }

@@ -1,21 +1,27 @@
 """Who may read what a wiki run ingests, in both API versions: who may view the space, narrowed by
 the read restrictions of the page and of its ancestors, attachments as their page; a page whose
-restrictions cannot be read has no readers and says why; the wiki's groups of a person; and the
-permissions of a whole space read in a few requests however many pages it has."""
+restrictions cannot be read has no readers and says why; the wiki's groups of a person; the
+permissions of a whole space read in a few requests however many pages it has; and, end to end, a
+restricted page found by its readers only until a permissions pass sees the restriction lifted."""
 
 from __future__ import annotations
 
 import pytest
 
 from core.audit import system_actor
+from core.models import Role
 from ingestion.models import Platform, SyncRun
 from ingestion.pipeline.run import sync_run_execute
 from ingestion.pipeline.sources.wikispace import WikiSource
 from ingestion.services.configurations import PlatformAccount, UploadRequest, upload
 from integrations.errors import VendorDenied
-from knowledge.models import Document
+from knowledge.models import Chunk, Document
+from tests import factories
 from tests.fakes.wiki_permissions import FakeWikiPermissions
-from tests.ingestion.platforms import DOMAIN, WIKI_TOKEN, WIKI_USER
+from tests.ingestion.callers import agent_for, agent_sees
+from tests.ingestion.platforms import DOMAIN, WIKI_TOKEN, WIKI_USER, failed_files, wiki_upload
+from tests.ingestion.runs import search_titles, wait_for_run
+from toolhub.services.connections import connection_create
 
 ACTOR = system_actor("tests")
 
@@ -263,3 +269,70 @@ def test_member_groups_raise_the_wikis_refusal(tenant, wiki):
             source.member_groups("alice@acme.test")
     finally:
         source.close()
+
+
+# ---- end to end: through the API, a worker, search and an agent
+
+
+PAYROLL = "sparrow day salaries"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_restricted_page_is_found_by_its_readers_only_until_a_pass_lifts_it(
+    client_for, tenant, wiki, finished_runs, celery_worker_thread
+):
+    connection_create(tenant=tenant, actor=ACTOR, name="Knowledge", domain="knowledge", connector="knowledge")
+    anna, bob = wiki.add_person("anna@acme.test", "Anna"), wiki.add_person("bob@acme.test", "Bob")
+    staff, finance = wiki.add_group("staff"), wiki.add_group("finance")
+    for person in (anna, bob):
+        wiki.add_member(staff, person)
+    wiki.add_member(finance, anna)
+    space = wiki.add_space("HAND", "Handbook")
+    wiki.grant_space(space, groups=[staff, finance])  # a group must view the space to be a reader
+    wiki.add_page(space, "Canteen", "<p>The canteen opens at eight.</p>")
+    page = wiki.add_page(space, "Payroll calendar", "<p>Salaries are paid on the sparrow day.</p>")
+    wiki.restrict(page["id"], groups=[finance])
+    denied = wiki.add_page(space, "Vault", "<p>The vault room keeps the contracts.</p>")
+    wiki.failing_restrictions.add(denied["id"])
+    integrator = factories.make_user(tenant, [Role.INTEGRATION_ADMIN], username="integrator")
+    admin_api = client_for(integrator, tenant)
+
+    response = admin_api.post("/v2/wikispace/upload", wiki_upload(tenant, wiki, "HAND"), format="json")
+    assert response.status_code == 202, response.json()
+    run = wait_for_run(admin_api, finished_runs, response.json()["data"]["sync_run_id"], "wikispace")
+    assert (run["status"], run["succeeded"], run["failed"]) == ("partial", 2, 1), run
+    [(key, failure)] = failed_files(admin_api, tenant, "wikispace").items()
+    assert key.endswith(f"/pages/{denied['id']}") and failure == ("ACCESS_DENIED", 1)
+
+    anna_user = factories.make_user(
+        tenant, [Role.INTEGRATION_VIEWER], username="anna", email="anna@acme.test"
+    )
+    bob_user = factories.make_user(tenant, [Role.TENANT_ADMIN], username="bob", email="bob@acme.test")
+    _, reader_key = factories.make_api_key(tenant, ["knowledge:read"])
+    _, all_key = factories.make_api_key(tenant, ["knowledge:read", "knowledge:all"])
+    bobs_agent = agent_for(client_for, tenant, bob_user, client_for(bob_user, tenant))
+    payroll = Document.objects.get(title="Payroll calendar")
+
+    def found(principal, words: str = PAYROLL, title: str = "Payroll calendar") -> bool:
+        return search_titles(client_for(principal, tenant), tenant, words) == [title]
+
+    assert found(anna_user) and found(all_key)  # in the finance group of the wiki; knowledge:all
+    assert agent_sees(bobs_agent, PAYROLL, payroll) == (False, False)  # neither searched nor read
+    assert not found(bob_user) and not found(reader_key)
+    vault = "vault room contracts"  # no readers: knowledge:all callers only
+    assert found(all_key, vault, "Vault") and not found(anna_user, vault, "Vault")
+
+    chunks_before = set(Chunk.objects.filter(document=payroll).values_list("id", flat=True))
+    downloads_before = wiki.content_downloads()
+    wiki.lift_restriction(page["id"])  # the payroll calendar is the space's again
+    response = admin_api.post(f"/v2/sync-configurations/{run['sync_configuration_id']}/permissions-sync")
+    assert response.status_code == 202 and response.json()["message"] == "Permissions pass started"
+    passed = wait_for_run(admin_api, finished_runs, response.json()["data"]["sync_run_id"], "wikispace")
+    assert (passed["kind"], passed["status"], passed["chunks_written"]) == ("permissions", "partial", 0)
+    assert passed["succeeded"] == 1 and passed["failed"] == 1  # the calendar's new readers; Vault
+
+    assert agent_sees(bobs_agent, PAYROLL, payroll) == (True, True)
+    assert found(bob_user) and found(anna_user)
+    assert not found(reader_key)
+    assert wiki.content_downloads() == downloads_before > 0  # nothing downloaded again
+    assert set(Chunk.objects.filter(document=payroll).values_list("id", flat=True)) == chunks_before
