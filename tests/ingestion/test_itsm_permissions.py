@@ -8,6 +8,7 @@ import pytest
 
 from core.audit import system_actor
 from core.models import Role
+from ingestion.models import SyncConfiguration, SyncRun
 from knowledge.models import Chunk, Document
 from tests import factories
 from tests.ingestion.callers import agent_for, agent_sees
@@ -142,3 +143,12 @@ def test_a_pass_is_refused_while_a_run_is_active_and_unknown_configurations_are_
         "/v2/sync-configurations/scfg-00000000-0000-0000-0000-000000000000/permissions-sync"
     )
     assert missing.status_code == 404
+    configuration = SyncConfiguration.objects.create(
+        tenant=tenant, platform="itsmplatform", name="kb", integration_id="itsm-x", platform_domain="x"
+    )
+    SyncRun.objects.create(
+        configuration=configuration, tenant=tenant, job_id="j", kind="ingest", status="running"
+    )
+    busy = admin_api.post(f"/v2/sync-configurations/{configuration.public_id}/permissions-sync")
+    assert busy.status_code == 409 and "already queued or running" in busy.json()["detail"]
+    assert not SyncRun.objects.filter(kind="permissions").exists()

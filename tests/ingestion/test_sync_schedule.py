@@ -56,7 +56,7 @@ def past_run(configuration, minutes_ago: int, **fields) -> SyncRun:
         configuration=configuration,
         tenant=configuration.tenant,
         job_id="j",
-        kind="ingest",
+        kind=fields.pop("kind", "ingest"),
         status=fields.pop("status", "success"),
         queued_at=timezone.now() - timedelta(minutes=minutes_ago),
         **fields,
@@ -117,3 +117,43 @@ def test_the_retention_job_forgets_the_items_of_old_runs_and_keeps_the_runs(tena
     assert job.status == "succeeded" and job.items == 1
     assert list(SyncRunItem.objects.values_list("run_id", flat=True)) == [recent.id]
     assert SyncRun.objects.count() == 2
+
+
+def permissions_sync() -> JobRun:
+    job = JobRun.objects.create(job_name="permissionsSync")
+    run_job.apply(args=[str(job.id)])
+    job.refresh_from_db()
+    return job
+
+
+def test_permissions_passes_read_readers_again_at_least_every_resync_interval(tenant):
+    synced = timezone.now() - timedelta(days=1)
+    stale = configuration(tenant, "stale", interval_minutes=60, last_sync=synced)
+    past_run(stale, minutes_ago=5, incremental=True)  # an incremental run reads only what changed
+    stopped = configuration(tenant, "stopped", enabled=False, last_sync=synced)
+    past_run(stopped, minutes_ago=40, incremental=False)  # stopped, its documents still found
+    fresh = configuration(tenant, "fresh", last_sync=synced)
+    past_run(fresh, minutes_ago=5, kind="permissions")
+    short = configuration(tenant, "short schedule", interval_minutes=10, last_sync=synced)
+    past_run(short, minutes_ago=12, incremental=False)  # its own schedule is shorter than 15 minutes
+    recent = configuration(tenant, "full run just now", last_sync=synced)
+    past_run(recent, minutes_ago=3, incremental=False)
+    configuration(tenant, "never indexed")
+    busy = configuration(tenant, "busy", last_sync=synced)
+    past_run(busy, minutes_ago=30, status="running", lease_expires_at=timezone.now() + timedelta(minutes=5))
+
+    job = permissions_sync()
+    passes = SyncRun.objects.filter(kind="permissions", status="queued")
+    assert job.status == "succeeded" and job.items == 3
+    assert {run.configuration.name for run in passes} == {"stale", "stopped", "short schedule"}
+    assert all(not run.incremental for run in passes)
+    assert sorted(queued_messages()) == sorted((TASK, [str(run.id)]) for run in passes)
+    assert permissions_sync().items == 0  # the passes it queued are active now
+
+
+def test_a_permissions_pass_does_not_put_off_a_scheduled_run(tenant):
+    due = configuration(tenant, "due", interval_minutes=5, last_sync=timezone.now())
+    past_run(due, minutes_ago=10, kind="scheduled")
+    past_run(due, minutes_ago=1, kind="permissions")
+    assert data_sync().items == 1
+    assert SyncRun.objects.filter(configuration=due, kind="scheduled", status="queued").count() == 1
