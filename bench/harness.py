@@ -6,8 +6,8 @@ with WEB_WORKERS x WEB_THREADS, DEBUG off, PostgreSQL and Redis on this machine,
 seeds a tenant (bench/seed.py), then loads each scenario with wrk from a separate process on
 loopback, and prints one table: requests/s, p50, p99, errors, and the ratio to the baseline measured
 in the same run on the same server; then the hub's overhead, the sitelib listing, ingestion
-throughput, the jobs, vector and hybrid search at 100,000 chunks, and retrieval quality on the
-labelled set (bench/retrieval).
+throughput, the jobs, vector, hybrid and trimmed search at 100,000 chunks, a permissions pass over
+10,000 items, and retrieval quality on the labelled set (bench/retrieval).
 """
 
 from __future__ import annotations
@@ -379,9 +379,10 @@ def main(argv: list[str]) -> int:
         return measure(args, fakes)
 
 
-def vector_search(env: dict) -> list[tuple[str, str]]:
-    """`bench.vector_search` (its own throwaway database), after the service has stopped."""
-    done = run([sys.executable, "-m", "bench.vector_search", "--json"], env, capture_output=True, text=True)
+def vector_search(env: dict, module: str = "bench.vector_search") -> list[tuple[str, str]]:
+    """`bench.vector_search` or another module's figures (its own throwaway database), after the
+    service has stopped."""
+    done = run([sys.executable, "-m", module, "--json"], env, capture_output=True, text=True)
     return [tuple(pair) for pair in json.loads(done.stdout.strip().splitlines()[-1])]
 
 
@@ -434,6 +435,8 @@ def measure(args, fakes: Fakes) -> int:
         extra += [tuple(pair) for pair in json.loads(jobs.stdout.strip().splitlines()[-1])]
     if not args.only or "vector search" in args.only:
         extra += vector_search(env)
+    if not args.only or "permissions pass" in args.only:
+        extra += vector_search(env, "bench.permissions_pass")
     if not args.only or "retrieval" in args.only:
         extra += retrieval(env)
     print(

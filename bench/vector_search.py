@@ -53,8 +53,10 @@ from django.test.utils import (  # noqa: E402
     teardown_databases,
 )
 
+from core.readers import EVERYONE, principals  # noqa: E402
 from knowledge.embeddings import LOCAL_MODEL_NAME  # noqa: E402
 from knowledge.models import Chunk, Document  # noqa: E402
+from knowledge.vectors.audience import readers_tags  # noqa: E402
 from knowledge.vectors.lexical import chunk_terms  # noqa: E402
 from knowledge.vectors.ranking import hnsw_index, vector_index_create  # noqa: E402
 from knowledge.vectors.store import CHUNKS_PER_INSERT, chunks_search  # noqa: E402
@@ -68,6 +70,8 @@ BUILD_MEMORY = "1GB"  # maintenance_work_mem of the index build: the graph of 10
 VOCABULARY = 30_000  # made-up words, ranked by frequency
 WORDS_PER_CHUNK, SUBJECT_SHARE, SUBJECT_WORDS = 120, 0.2, 40
 ZIPF = 1.1
+GROUPS, USERS = 200, 2000  # the document site's groups and people who are given items of their own
+CALLER_GROUPS = 20  # the groups of the trimmed search's caller
 
 
 class Corpus:
@@ -155,16 +159,52 @@ class Words:
         return " ".join([ticket, *words] if ticket else words)
 
 
+class Readers:
+    """Who may read each document at its source, as a document site shares its items: two in five
+    with everyone, two in five with one or two of GROUPS groups, one in ten with one group and one
+    person, one in ten with one person only."""
+
+    def __init__(self, seed: int = 13) -> None:
+        self.rng = np.random.default_rng(seed)
+
+    def of_document(self) -> tuple[str, ...]:
+        draw = self.rng.random()
+        if draw < 0.4:
+            return (EVERYONE,)
+        if draw < 0.8:
+            return principals(group(int(g)) for g in self.rng.choice(GROUPS, size=self.rng.integers(1, 3)))
+        person = user(int(self.rng.integers(USERS)))
+        if draw < 0.9:
+            return principals([group(int(self.rng.integers(GROUPS))), person])
+        return (person,)
+
+
+def group(n: int) -> str:
+    return f"group:sitelib:g{n}"
+
+
+def user(n: int) -> str:
+    return f"user:person{n}@bench.example.com"
+
+
+def caller_identities() -> list[str]:
+    """A person of CALLER_GROUPS groups, as `identity.sources.source_identities` would list them."""
+    return [EVERYONE, user(7), *(group(n) for n in range(0, GROUPS, GROUPS // CALLER_GROUPS))]
+
+
 def ticket(document: int) -> str | None:
     """One document in three names a ticket."""
     return f"INC{document:07d}" if document % 3 == 0 else None
 
 
-def seed(tenant, corpus: Corpus, words: Words, chunks: int) -> tuple[np.ndarray, np.ndarray]:
-    """`chunks` chunks in documents of CHUNKS_PER_DOCUMENT, written in batches through the ORM;
-    returns their vectors, row i being the chunk whose text starts with `chunk i`, and their
-    documents' subjects."""
-    rows, topics = [], []
+def seed(
+    tenant, corpus: Corpus, words: Words, readers: Readers, chunks: int
+) -> tuple[np.ndarray, np.ndarray, list[tuple[str, ...]]]:
+    """`chunks` chunks in documents of CHUNKS_PER_DOCUMENT, written in batches through the ORM,
+    each document with its readers and its chunks with them as the store keeps them
+    (`readers_tags`); returns their vectors, row i being the chunk whose text starts with
+    `chunk i`, their documents' subjects and each chunk's readers."""
+    rows, topics, chunk_readers = [], [], []
     for first in range(0, chunks // CHUNKS_PER_DOCUMENT, 1000):
         count = min(1000, chunks // CHUNKS_PER_DOCUMENT - first)
         documents = Document.objects.bulk_create(
@@ -178,6 +218,7 @@ def seed(tenant, corpus: Corpus, words: Words, chunks: int) -> tuple[np.ndarray,
                 title=f"Document {first + n}",
                 content_hash="0" * 64,
                 audience=["all"],
+                readers=list(readers.of_document()),
                 chunk_count=CHUNKS_PER_DOCUMENT,
             )
             for n in range(count)
@@ -202,6 +243,7 @@ def seed(tenant, corpus: Corpus, words: Words, chunks: int) -> tuple[np.ndarray,
                     model=LOCAL_MODEL_NAME,
                     dimension=DIMENSION,
                     audience="|all|",
+                    readers=readers_tags(documents[i // CHUNKS_PER_DOCUMENT].readers),
                     terms=chunk_terms(title=documents[i // CHUNKS_PER_DOCUMENT].title, text=text),
                     embedding=vector,
                 )
@@ -211,7 +253,10 @@ def seed(tenant, corpus: Corpus, words: Words, chunks: int) -> tuple[np.ndarray,
         )
         rows.append(matrix)
         topics.append(subjects)
-    return np.vstack(rows), np.concatenate(topics)
+        chunk_readers += [
+            tuple(document.readers) for document in documents for _ in range(CHUNKS_PER_DOCUMENT)
+        ]
+    return np.vstack(rows), np.concatenate(topics), chunk_readers
 
 
 def index_drop() -> None:
@@ -236,24 +281,40 @@ def index_build() -> float:
     return seconds
 
 
-def search(tenant, queries: np.ndarray, exact: np.ndarray) -> tuple[list[float], float]:
-    """Each query through `chunks_search`: (milliseconds of each, mean recall@10)."""
+def search(
+    tenant, queries: np.ndarray, exact: np.ndarray, identities: list[str] | None = None
+) -> tuple[list[float], float]:
+    """Each query through `chunks_search` for a caller with these source identities (None: an
+    all-knowledge caller): (milliseconds of each, mean recall@10 against `exact`)."""
     times, recalls = [], []
     for query, truth in zip(queries, exact, strict=True):
         started = time.perf_counter()
-        hits = chunks_search(tenant=tenant, vector=query, model=LOCAL_MODEL_NAME, top_k=10)
+        hits = chunks_search(
+            tenant=tenant, vector=query, model=LOCAL_MODEL_NAME, top_k=10, identities=identities
+        )
         times.append((time.perf_counter() - started) * 1000)
         found = {int(hit.chunk.split()[1]) for hit in hits}
         recalls.append(len(found & set(truth.tolist())) / 10)
     return times, float(np.mean(recalls))
 
 
-def search_texts(tenant, queries: np.ndarray, texts: list[str], mode: str) -> list[float]:
-    """Each query through `chunks_search` in `mode`, with its text: milliseconds of each."""
+def search_texts(
+    tenant, queries: np.ndarray, texts: list[str], mode: str, identities: list[str] | None = None
+) -> list[float]:
+    """Each query through `chunks_search` in `mode`, with its text, for a caller with these source
+    identities (None: an all-knowledge caller): milliseconds of each."""
     times = []
     for vector, text in zip(queries, texts, strict=True):
         started = time.perf_counter()
-        chunks_search(tenant=tenant, vector=vector, query=text, mode=mode, model=LOCAL_MODEL_NAME, top_k=10)
+        chunks_search(
+            tenant=tenant,
+            vector=vector,
+            query=text,
+            mode=mode,
+            model=LOCAL_MODEL_NAME,
+            top_k=10,
+            identities=identities,
+        )
         times.append((time.perf_counter() - started) * 1000)
     return times
 
@@ -278,13 +339,16 @@ def measure(chunks: int, queries: int, ef_searches: list[int]) -> list[tuple[str
     corpus, words = Corpus(), Words()
     index_drop()
     started = time.perf_counter()
-    matrix, _ = seed(tenant, corpus, words, chunks)
+    matrix, _, chunk_readers = seed(tenant, corpus, words, Readers(), chunks)
     seeded = time.perf_counter() - started
     built = index_build()
     subjects, centres = corpus.documents(queries)
     asked = corpus.chunks(subjects, centres)
     exact = np.argsort(-(asked @ matrix.T), axis=1)[:, :10]
     texts = query_texts(words, subjects, len(matrix) // CHUNKS_PER_DOCUMENT)
+    identities = caller_identities()
+    readable = np.array([not set(readers).isdisjoint(identities) for readers in chunk_readers])
+    exact_readable = np.flatnonzero(readable)[np.argsort(-(asked @ matrix[readable].T), axis=1)[:, :10]]
     search(tenant, asked[:20], exact[:20])  # warm-up: the index's pages, the connection
     search_texts(tenant, asked[:20], texts[:20], "hybrid")
     figures = []
@@ -293,6 +357,8 @@ def measure(chunks: int, queries: int, ef_searches: list[int]) -> list[tuple[str
             times, recall = search(tenant, asked, exact)
             hybrid = search_texts(tenant, asked, texts, "hybrid")
             keyword = search_texts(tenant, asked, texts, "keyword")
+            trimmed, trimmed_recall = search(tenant, asked, exact_readable, identities)
+            trimmed_hybrid = search_texts(tenant, asked, texts, "hybrid", identities)
         figures += [
             (
                 f"vector search {len(matrix):,} chunks",
@@ -305,6 +371,14 @@ def measure(chunks: int, queries: int, ef_searches: list[int]) -> list[tuple[str
                 f"p50 {percentile(hybrid, 0.5):.2f} ms (floor <= 25), p99 {percentile(hybrid, 0.99):.2f} ms; "
                 f"keyword alone p50 {percentile(keyword, 0.5):.2f} ms, "
                 f"p99 {percentile(keyword, 0.99):.2f} ms",
+            ),
+            (
+                f"trimmed search {len(matrix):,} chunks",
+                f"hybrid p50 {percentile(trimmed_hybrid, 0.5):.2f} ms (floor <= 25), "
+                f"p99 {percentile(trimmed_hybrid, 0.99):.2f} ms; "
+                f"semantic p50 {percentile(trimmed, 0.5):.2f} ms, p99 {percentile(trimmed, 0.99):.2f} ms, "
+                f"recall@10 {trimmed_recall:.3f}; a caller of {CALLER_GROUPS} groups "
+                f"who reads {readable.mean():.0%} of the chunks",
             ),
         ]
     return figures

@@ -227,7 +227,8 @@ def chunks_readable(
     (`identity.sources.source_identities`; None: every chunk), of `platform_types` (None: every
     platform), narrowed to `audience` when it names groups (those groups' chunks and everyone's;
     [] keeps only everyone's)."""
-    readable = Chunk.objects.filter(tenant=tenant).filter(readers_visible(identities))
+    readable = Chunk.objects.filter(tenant=tenant)
+    readable = readable.filter(readers_visible(identities, using=readable.db))
     if platform_types is not None:
         readable = readable.filter(document__platform_type__in=list(platform_types))
     if audience is not None:
