@@ -35,8 +35,9 @@ BIN = Path(sys.executable).parent
 PORT = int(os.environ.get("BENCH_PORT", "8089"))
 OPENBAO_PORT = int(os.environ.get("BENCH_OPENBAO_PORT", "8210"))
 BASE = f"http://127.0.0.1:{PORT}"
+# Production's defaults (config/gunicorn.py): 2 processes of 4 threads.
 WEB_WORKERS = os.environ.get("BENCH_WEB_WORKERS", "2")
-WEB_THREADS = os.environ.get("BENCH_WEB_THREADS", "1")
+WEB_THREADS = os.environ.get("BENCH_WEB_THREADS", "4")
 WRK_THREADS, WRK_CONNECTIONS = "2", "16"
 SITES, DRIVES, LATENCY, LISTINGS = 50, 3, 0.02, 5
 SITELIB_TID = "bench.onmicrosoft.com"
