@@ -19,7 +19,7 @@ import signal
 import subprocess
 import sys
 import time
-from contextlib import ExitStack, contextmanager
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -417,12 +417,11 @@ def measure(args, fakes: Fakes) -> int:
     extra: list[tuple[str, str]] = []
     by_name = {s.name: s for s in SCENARIOS}
     peer = None
-    with service(env) as (web, worker), ExitStack() as stack:
+    with service(env) as (web, worker):
         if not args.only or "openbao" in args.only:
-            bao = stack.enter_context(started_openbao(OPENBAO_PORT))
-            context |= {"openbao_url": bao.url, "openbao_token": bao.token}
-            pairs = peer_rounds(load, context, args.seconds, args.peer_rounds)
-            peer = (pairs, bao.version)
+            with started_openbao(OPENBAO_PORT) as bao:  # stopped before the other scenarios
+                peer_context = context | {"openbao_url": bao.url, "openbao_token": bao.token}
+                peer = (peer_rounds(load, peer_context, args.seconds, args.peer_rounds), bao.version)
             extra.append(audit_verified(env, context["tenant_id"]))
         for scenario in scenarios:
             load(scenario, context, 2)  # warm-up: connections, caches, the database's pages
