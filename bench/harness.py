@@ -27,14 +27,17 @@ import requests
 
 from bench.fakes import QuietItdocs, TimedGraph, TimedIdentity, quiet, slowest_chain
 from bench.ingestion import ingestion_figures
+from bench.openbao import peer_rounds, print_peer, started_openbao
 from bench.scenarios import SCENARIOS, Scenario
 
 ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
 PORT = int(os.environ.get("BENCH_PORT", "8089"))
+OPENBAO_PORT = int(os.environ.get("BENCH_OPENBAO_PORT", "8210"))
 BASE = f"http://127.0.0.1:{PORT}"
+# Production's defaults (config/gunicorn.py): 2 processes of 4 threads.
 WEB_WORKERS = os.environ.get("BENCH_WEB_WORKERS", "2")
-WEB_THREADS = os.environ.get("BENCH_WEB_THREADS", "1")
+WEB_THREADS = os.environ.get("BENCH_WEB_THREADS", "4")
 WRK_THREADS, WRK_CONNECTIONS = "2", "16"
 SITES, DRIVES, LATENCY, LISTINGS = 50, 3, 0.02, 5
 SITELIB_TID = "bench.onmicrosoft.com"
@@ -373,7 +376,10 @@ def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--seconds", type=int, default=10)
     parser.add_argument("--rounds", type=int, default=3, help="baseline/scenario pairs per scenario")
-    parser.add_argument("--only", action="append", default=[])
+    parser.add_argument(
+        "--peer-rounds", type=int, default=4, help="OpenBao/vault pairs per operation and connection count"
+    )
+    parser.add_argument("--only", action="append", default=[], help="a scenario's name, or openbao")
     args = parser.parse_args(argv)
     with started_fakes() as fakes:
         return measure(args, fakes)
@@ -403,11 +409,21 @@ def measure(args, fakes: Fakes) -> int:
     Path(env["VAR_DIR"]).mkdir(parents=True, exist_ok=True)
     reset_database(env)
     context = seed(env) | {"configuration_id": fakes.configuration_id, "itdocs_url": fakes.itdocs.url}
-    scenarios = [s for s in SCENARIOS if not args.only or s.name in args.only or s.baseline_only]
+    chosen = [s for s in SCENARIOS if not args.only or s.name in args.only]
+    needed = {s.baseline for s in chosen}
+    scenarios = [
+        s for s in SCENARIOS if s in chosen or (s.baseline_only and (not args.only or s.name in needed))
+    ]
     results: list[Result] = []
     extra: list[tuple[str, str]] = []
     by_name = {s.name: s for s in SCENARIOS}
+    peer = None
     with service(env) as (web, worker):
+        if not args.only or "openbao" in args.only:
+            with started_openbao(OPENBAO_PORT) as bao:  # stopped before the other scenarios
+                peer_context = context | {"openbao_url": bao.url, "openbao_token": bao.token}
+                peer = (peer_rounds(load, peer_context, args.seconds, args.peer_rounds), bao.version)
+            extra.append(audit_verified(env, context["tenant_id"]))
         for scenario in scenarios:
             load(scenario, context, 2)  # warm-up: connections, caches, the database's pages
             baseline = by_name.get(scenario.baseline or "")
@@ -445,7 +461,21 @@ def measure(args, fakes: Fakes) -> int:
         f"(with a baseline: {args.rounds} interleaved rounds; base/s is that baseline's)\n"
     )
     print_table(results, extra)
+    if peer is not None:
+        print_peer(*peer, rounds=args.peer_rounds, seconds=args.seconds)
     return 0
+
+
+def audit_verified(env: dict, tenant_id: str) -> tuple[str, str]:
+    """`verify_audit_chain` over the bench tenant, after the peer's writes and reads."""
+    done = subprocess.run(
+        [sys.executable, "manage.py", "verify_audit_chain", "--tenant", tenant_id],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    return ("audit chain after the peer", (done.stdout + done.stderr).strip().splitlines()[-1][:200])
 
 
 if __name__ == "__main__":

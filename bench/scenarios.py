@@ -59,7 +59,6 @@ SCENARIOS: list[Scenario] = [
         "/api/v1/credentials/bench-{i}",
         pick=SEEDED,
         baseline="baseline: INSERT pair",
-        target=0.6,
     ),
     Scenario(
         "credential store",
@@ -69,7 +68,6 @@ SCENARIOS: list[Scenario] = [
         body='{{"integrationId": "store-{n}", "credentialName": "bench", "authType": "api_key", '
         '"accessToken": "tok-{n}", "scopes": ["read"]}}',
         baseline="baseline: INSERT pair",
-        target=0.6,
     ),
     Scenario(
         "credential list (page of 50)",

@@ -103,15 +103,16 @@ def credential_for_use_get(*, tenant: Tenant, integration_id: str) -> Credential
 
 
 def credential_get_by_integration(
-    *, tenant: Tenant, integration_id: str, credential_id: UUID | None = None
+    *, tenant: Tenant, integration_id: str, credential_id: UUID | None = None, locked: bool = False
 ) -> Credential:
     """The live credential of an integration, or with `credential_id` that credential of the
-    integration (a tombstone too)."""
+    integration (a tombstone too). `locked`: the row stays locked until the caller's transaction
+    ends."""
     if credential_id is None:
-        credential = credential_live_get(tenant=tenant, integration_id=integration_id)
+        rows = Credential.objects.for_tenant(tenant, LIVE, integration_id=integration_id)
     else:
         rows = Credential.objects.for_tenant(tenant, integration_id=integration_id, id=credential_id)
-        credential = _attach(_one(rows), tenant)
+    credential = _attach(_one(rows.select_for_update() if locked else rows), tenant)
     if credential is None:
         raise _not_found(integration_id, credential_id)
     return credential

@@ -226,6 +226,21 @@ def test_the_decrypted_get_returns_the_secrets_counts_and_audits(admin_api, tena
     assert assert_ok(admin_api.get(f"{URL}/itsm-prod-001/details"))["accessCount"] == 1
 
 
+def test_each_decrypted_get_counts_on_its_own_credential_at_the_time_of_its_audit_entry(admin_api):
+    assert_ok(admin_api.post(URL, store_body(integrationId="read-often"), format="json"))
+    assert_ok(admin_api.post(URL, store_body(integrationId="never-read"), format="json"))
+    for _ in range(3):
+        assert_ok(admin_api.get(f"{URL}/read-often"))
+    often = assert_ok(admin_api.get(f"{URL}/read-often/details"))
+    last_read = AuditEntry.objects.filter(action="CREDENTIAL_SECRET_READ").order_by("-timestamp").first()
+    assert often["accessCount"] == 3
+    assert often["lastAccessedAt"] == last_read.timestamp.isoformat(timespec="milliseconds").replace(
+        "+00:00", "Z"
+    )
+    never = assert_ok(admin_api.get(f"{URL}/never-read/details"))
+    assert never["accessCount"] == 0 and never["lastAccessedAt"] is None
+
+
 def test_a_viewer_may_not_read_secrets_but_may_read_details(viewer_api, stored):
     assert_error(viewer_api.get(f"{URL}/itsm-prod-001"), 403, "FORBIDDEN")
     assert_ok(viewer_api.get(f"{URL}/itsm-prod-001/details"))

@@ -8,6 +8,7 @@ from django.db.models import F
 from core.api.errors import InvalidParameter
 from core.api.ids import prefixed_uuid
 from core.audit import audit_record
+from core.models import AuditEntry
 from vault.errors import CredentialAlreadyDeleted, CredentialNotFound  # noqa: F401  (re-exported)
 from vault.models import Credential
 
@@ -30,10 +31,10 @@ def credential_audit(
     details: dict | None = None,
     status: str = "success",
     request_id: str | None = None,
-) -> None:
+) -> AuditEntry:
     """Audit a change of `credential` in the caller's transaction (after the change: the row is
     locked before the audit chain's head, the order every writer keeps)."""
-    audit_record(
+    return audit_record(
         tenant=credential.tenant,
         action=action,
         category="credentials",

@@ -17,7 +17,7 @@ from vault import usage
 from vault.errors import CredentialAlreadyDeleted, CredentialNotFound
 from vault.models import Credential
 from vault.selectors import credential_get, credential_get_by_integration
-from vault.services.common import credential_access_count, credential_audit
+from vault.services.common import credential_audit
 from vault.services.refresh import (
     credential_refresh,
     grant_impossible,
@@ -175,9 +175,33 @@ def credential_delete(
 def credential_read_secrets(
     *, tenant: Tenant, actor: dict, integration_id: str, credential_id=None, request_id=None
 ) -> tuple[Credential, Revealed, dict | None]:
-    """The decrypted GET: refresh first when due, count the access, audit the read."""
+    """The decrypted GET: one transaction that locks the row, reads it and writes one thing, the
+    audit entry, from which the database counts the access (vault migration 0005). When a refresh
+    is due, that transaction ends without a write, the refresh runs in its own, and the read
+    follows."""
+    refreshed, refresh_error = False, None
+    while True:
+        with transaction.atomic():
+            credential = _readable(tenant, integration_id, credential_id)
+            if refreshed or not refresh_due(credential):
+                revealed = reveal(credential)
+                entry = credential_audit(
+                    credential, action="CREDENTIAL_SECRET_READ", actor=actor, request_id=request_id
+                )
+                break
+        credential, refresh_error = credential_refresh(
+            credential=credential, actor=actor, request_id=request_id
+        )
+        refreshed = True
+    credential.last_accessed_at, credential.access_count = entry.timestamp, credential.access_count + 1
+    return credential, revealed, refresh_error or refresh_error_of(credential)
+
+
+def _readable(tenant: Tenant, integration_id: str, credential_id) -> Credential:
+    """The credential whose secrets are asked for, locked (the row before an audit head, the order
+    every writer keeps); 404 for a tombstone."""
     credential = credential_get_by_integration(
-        tenant=tenant, integration_id=integration_id, credential_id=credential_id
+        tenant=tenant, integration_id=integration_id, credential_id=credential_id, locked=True
     )
     if credential.status == Credential.Status.DELETED:
         # A tombstone has no secrets left to read: the contract's decrypted GET answers 404 for
@@ -191,19 +215,7 @@ def credential_read_secrets(
                 "deletedAt": iso_ms(credential.deleted_at),
             },
         )
-    refresh_error = None
-    if refresh_due(credential):
-        credential, refresh_error = credential_refresh(
-            credential=credential, actor=actor, request_id=request_id
-        )
-    refresh_error = refresh_error or refresh_error_of(credential)
-    revealed = reveal(credential)
-    now = timezone.now()
-    with transaction.atomic():
-        credential_access_count(credential.pk, now)  # the row's lock first, then the audit head's
-        credential_audit(credential, action="CREDENTIAL_SECRET_READ", actor=actor, request_id=request_id)
-    credential.last_accessed_at, credential.access_count = now, credential.access_count + 1
-    return credential, revealed, refresh_error
+    return credential
 
 
 class CredentialNotRefreshable(ApiError):
