@@ -27,7 +27,15 @@ class StrictCharField(_StringOnly, serializers.CharField):
     pass
 
 
-@extend_schema_field({"type": "string", "pattern": "^([Hh][Tt][Tt][Pp][Ss]?://[^\\s\\\\]+)?$"})
+# What `url_parts` takes, as a pattern: http(s), a host name or IPv4 address, an optional port, a
+# path of printable ASCII without spaces or backslashes (no user name: no `@` before the path).
+URL_PATTERN = (
+    "^(?:[Hh][Tt][Tt][Pp][Ss]?://[A-Za-z0-9](?:[A-Za-z0-9.-]{0,252})(?::[1-9][0-9]{0,3})?"
+    "(?:[/?#][!-\\[\\]-~]*)?)?$"
+)
+
+
+@extend_schema_field({"type": "string", "pattern": URL_PATTERN, "maxLength": 2048})
 class UrlField(_StringOnly, serializers.CharField):
     """An http(s) URL, read and checked by the one rule of every URL field (`core.outbound.url_parts`,
     the reading the outbound client connects with); the /v2 types are pydantic's."""

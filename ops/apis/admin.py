@@ -6,6 +6,7 @@ import re
 import uuid
 from datetime import UTC, datetime
 
+from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers
 from rest_framework.decorators import action
@@ -16,7 +17,7 @@ from core.api.errors import Forbidden, InvalidParameter, ResourceNotFound, value
 from core.api.fields import UrlField
 from core.api.ids import path_id
 from core.api.pagination import page_request, paginate
-from core.api.schema import v1_envelope
+from core.api.schema import NO_CONTROL, id_pattern, text_parameter, v1_envelope
 from core.api.timestamps import iso_ms
 from core.api.validation import validated
 from core.api.views import TenantAPIView, TenantViewSet
@@ -184,10 +185,10 @@ class AuditLogListApi(TenantAPIView):
         operation_id="admin_audit_logs",
         summary="List the tenant's audit log",
         parameters=[
-            OpenApiParameter("tenantId", str, description="Super admins only: another tenant's log."),
-            *[OpenApiParameter(name, str) for name in _TEXT_FILTERS],
-            OpenApiParameter("from", str, description="ISO 8601; entries at or after."),
-            OpenApiParameter("to", str, description="ISO 8601; entries at or before."),
+            text_parameter("tenantId", "Super admins only: another tenant's log.", pattern=id_pattern()),
+            *[OpenApiParameter(name, {"type": "string", "pattern": NO_CONTROL}) for name in _TEXT_FILTERS],
+            OpenApiParameter("from", OpenApiTypes.DATETIME, description="ISO 8601; entries at or after."),
+            OpenApiParameter("to", OpenApiTypes.DATETIME, description="ISO 8601; entries at or before."),
             *PAGE_PARAMETERS,
         ],
         responses={
