@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from drf_spectacular.openapi import AutoSchema
-from drf_spectacular.utils import OpenApiParameter, inline_serializer
+from drf_spectacular.utils import OpenApiParameter, extend_schema_serializer, inline_serializer
 from rest_framework import serializers
 
 from core.api.families import Family, family_for_path
@@ -40,6 +40,23 @@ PATH_ID_PATTERNS = {
 
 
 NO_CONTROL = "^[^\\x00-\\x1f]*$"  # no control characters (identity.apis.fields.has_control)
+
+
+CLOSED = "x-closed"
+
+
+def closed_input(serializer_class):
+    """Mark a request serializer whose every undeclared field is refused (core.api.validation's
+    `reject_unknown`): its schema gets `additionalProperties: false` (`closed_objects`)."""
+    return extend_schema_serializer(extensions={CLOSED: True})(serializer_class)
+
+
+def closed_objects(result, generator, request, public):
+    """drf-spectacular post-processing hook: the objects marked by `closed_input` are closed."""
+    for schema in result.get("components", {}).get("schemas", {}).values():
+        if schema.pop(CLOSED, False):
+            schema["additionalProperties"] = False
+    return result
 
 
 def page_parameters(*, max_limit: int = 100, default: str = "50") -> list[OpenApiParameter]:

@@ -15,7 +15,7 @@ from core.api.fields import (
     UrlField,
 )
 from core.api.ids import prefixed_uuid
-from core.api.schema import UUID_PATTERN, id_pattern
+from core.api.schema import id_pattern
 from ingestion.models import SYNC_CONFIGURATION_PREFIX, Platform, SyncRun
 from knowledge.apis import (
     ContentRestrictionSerializer,
@@ -41,7 +41,7 @@ class BlankIsNoneField(StrictCharField):
         return value
 
 
-@extend_schema_field({"type": "string", "pattern": f"^(?:|(?:{SYNC_CONFIGURATION_PREFIX})?{UUID_PATTERN})$"})
+@extend_schema_field({"type": "string", "pattern": id_pattern(SYNC_CONFIGURATION_PREFIX)})  # or "" (blank)
 class SyncConfigurationIdField(BlankIsNoneField):
     """`scfg-<uuid>` (or the bare UUID)."""
 
@@ -120,9 +120,15 @@ class SitelibUploadInput(serializers.Serializer):
         ref_name = "SitelibUploadInput"
 
 
-@extend_schema_field({"type": "string", "pattern": id_pattern(SYNC_CONFIGURATION_PREFIX)})
 class ConfigurationIdField(SyncConfigurationIdField):
-    """A configuration's id that must be given (`""` is a missing field)."""
+    """A configuration's id that must be given: `""` is a missing field, so the schema has no blank."""
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.allow_blank = False
+
+    def run_validation(self, data=serializers.empty):
+        return None if data == "" else super().run_validation(data)
 
 
 class IngestInput(serializers.Serializer):

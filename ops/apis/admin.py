@@ -6,7 +6,6 @@ import re
 import uuid
 from datetime import UTC, datetime
 
-from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers
 from rest_framework.decorators import action
@@ -17,7 +16,7 @@ from core.api.errors import Forbidden, InvalidParameter, ResourceNotFound, value
 from core.api.fields import UrlField
 from core.api.ids import path_id
 from core.api.pagination import page_request, paginate
-from core.api.schema import NO_CONTROL, id_pattern, text_parameter, v1_envelope
+from core.api.schema import NO_CONTROL, UUID_PATTERN, closed_input, text_parameter, v1_envelope
 from core.api.timestamps import iso_ms
 from core.api.validation import validated
 from core.api.views import TenantAPIView, TenantViewSet
@@ -70,6 +69,7 @@ class AdminTenantViewSet(TenantViewSet):
     lookup_url_kwarg = "tenant_id"
     access = ADMIN.but(destroy=SUPER_ADMIN_ONLY)
 
+    @closed_input
     class PatchSerializer(serializers.Serializer):
         serverUrl = UrlField(max_length=500, required=False, allow_blank=True)
         realmName = serializers.CharField(max_length=255, required=False, allow_blank=True)
@@ -176,6 +176,7 @@ def audit_body(entry: AuditEntry) -> dict:
 
 
 _TEXT_FILTERS = ("action", "category", "status", "actorId", "resourceType")
+MOMENT = {"anyOf": [{"type": "string", "maxLength": 0}, {"type": "string", "format": "date-time"}]}
 
 
 class AuditLogListApi(TenantAPIView):
@@ -185,10 +186,14 @@ class AuditLogListApi(TenantAPIView):
         operation_id="admin_audit_logs",
         summary="List the tenant's audit log",
         parameters=[
-            text_parameter("tenantId", "Super admins only: another tenant's log.", pattern=id_pattern()),
+            text_parameter(
+                "tenantId",
+                "Super admins only: another tenant's log (empty: yours).",
+                pattern=f"^(?:{UUID_PATTERN})?$",
+            ),
             *[OpenApiParameter(name, {"type": "string", "pattern": NO_CONTROL}) for name in _TEXT_FILTERS],
-            OpenApiParameter("from", OpenApiTypes.DATETIME, description="ISO 8601; entries at or after."),
-            OpenApiParameter("to", OpenApiTypes.DATETIME, description="ISO 8601; entries at or before."),
+            OpenApiParameter("from", MOMENT, description="ISO 8601; entries at or after (empty: no bound)."),
+            OpenApiParameter("to", MOMENT, description="ISO 8601; entries at or before (empty: no bound)."),
             *PAGE_PARAMETERS,
         ],
         responses={

@@ -9,7 +9,7 @@ from rest_framework.decorators import action
 from core.api.envelopes import tool_response
 from core.api.fields import StrictBooleanField, StrictCharField, UrlField
 from core.api.pagination import page_request, paginate
-from core.api.schema import page_parameters, tool_envelope
+from core.api.schema import closed_input, page_parameters, tool_envelope
 from core.api.validation import validated
 from core.api.views import TenantViewSet
 from core.audit import actor_of
@@ -50,6 +50,7 @@ class ConnectionCreateInput(serializers.Serializer):
         ref_name = "ConnectionCreateInput"
 
 
+@closed_input
 class ConnectionUpdateInput(serializers.Serializer):
     name = StrictCharField(max_length=255, required=False)
     base_url = UrlField(max_length=500, required=False)
