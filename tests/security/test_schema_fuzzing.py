@@ -71,7 +71,7 @@ def _fuzz(tmp_path, stack, kind: str) -> dict:
         "--report", "json", "--report-json-path", str(report), "--no-color",
     ]  # fmt: skip
     started = time.monotonic()
-    result = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=900)
+    result = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=1800)
     elapsed = time.monotonic() - started
     assert report.exists(), result.stdout[-3000:] + result.stderr[-3000:]
     body = json.loads(report.read_text())
