@@ -261,8 +261,18 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
+    # PATCH bodies are checked whole (no serializer runs partial): their required fields stay required.
+    "COMPONENT_SPLIT_PATCH": False,
+    # drf-spectacular's own enum hook, then: bodies that refuse undeclared fields say so.
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "core.api.schema.closed_objects",
+    ],
     # The platforms that ingestion reads (search, retry, configurations): one choice set, one name.
-    "ENUM_NAME_OVERRIDES": {"IngestionPlatformEnum": "knowledge.models.PLATFORM_TYPES"},
+    "ENUM_NAME_OVERRIDES": {
+        "IngestionPlatformEnum": "knowledge.models.PLATFORM_TYPES",
+        "ActiveOrInactiveEnum": ["active", "inactive"],  # what a PATCH sets a status to
+    },
     # The docs' sections, in this order, each with its description (tests/test_openapi_schema.py
     # holds every operation to a summary and a declared tag, and every tag to an operation).
     "TAGS": [

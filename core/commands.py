@@ -1,15 +1,24 @@
-"""What every app's management commands share: the tenant named by `--tenant`, and output that is
-easy to parse (the value alone on its last line, or --json)."""
+"""What every app's management commands share: a base class, the tenant named by `--tenant`, and
+output that is easy to parse (the value alone on its last line, or --json)."""
 
 from __future__ import annotations
 
 import json
 
-from django.core.management.base import CommandError
+from django.core.management.base import BaseCommand, CommandError
 
 from core.api.errors import ApiError
 from core.api.ids import prefixed_uuid
 from core.models import Tenant
+
+
+class OperatorCommand(BaseCommand):
+    """An operator's command that reads or writes a few rows. Like Django's own `createsuperuser`
+    and `changepassword`, it skips the system checks: they import the whole URL table (every API
+    view, the MCP SDK) and check every tool schema again, seconds of start-up that `manage.py check`,
+    `migrate` (which `make run` runs first) and the test suite spend instead."""
+
+    requires_system_checks: list[str] = []
 
 
 def command_message(exc: ApiError) -> str:

@@ -27,7 +27,17 @@ class StrictCharField(_StringOnly, serializers.CharField):
     pass
 
 
-@extend_schema_field({"type": "string", "pattern": "^([Hh][Tt][Tt][Pp][Ss]?://[^\\s\\\\]+)?$"})
+# What `url_parts` takes and the outbound guard lets through when a URL is stored, as a pattern:
+# http(s), a dotted host name (an IP address or a single label such as `localhost` may name a
+# private address), an optional port, a path of printable ASCII without spaces or backslashes (no
+# user name: no `@` before the path).
+LABEL = "[A-Za-z](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"  # a host name label: no `-` at either end
+HOST_PATTERN = f"{LABEL}(?:\\.{LABEL}){{1,3}}(?::[1-9][0-9]{{0,3}})?"
+URL_PATTERN = f"^(?:[Hh][Tt][Tt][Pp][Ss]?://{HOST_PATTERN}(?:[/?#][!-\\[\\]-~]*)?)?$"
+HTTPS_URL_PATTERN = f'^https://{HOST_PATTERN}(?:/[!-"$->@-\\[\\]-~]*)?$'  # no query, no fragment
+
+
+@extend_schema_field({"type": "string", "pattern": URL_PATTERN, "maxLength": 2048})
 class UrlField(_StringOnly, serializers.CharField):
     """An http(s) URL, read and checked by the one rule of every URL field (`core.outbound.url_parts`,
     the reading the outbound client connects with); the /v2 types are pydantic's."""

@@ -5,11 +5,83 @@ from __future__ import annotations
 
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from drf_spectacular.openapi import AutoSchema
-from drf_spectacular.utils import OpenApiParameter, inline_serializer
+from drf_spectacular.utils import OpenApiParameter, extend_schema_serializer, inline_serializer
 from rest_framework import serializers
 
 from core.api.families import Family, family_for_path
 from core.api.views import TenantAPIView
+
+# Ids as core.api.ids parses them: `<prefix><uuid>` or the bare UUID (any case), and for the tool
+# hub's `conn_` / `apr_` the prefix before the 32 hex digits the API shows.
+UUID_PATTERN = "[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
+
+
+def id_pattern(prefix: str = "", *, hex_digits: bool = False) -> str:
+    if hex_digits:
+        return f"^(?:{prefix}[0-9a-fA-F]{{32}}|{UUID_PATTERN})$"
+    return f"^(?:{prefix})?{UUID_PATTERN}$" if prefix else f"^{UUID_PATTERN}$"
+
+
+# Path parameter -> what the server takes there (each view parses it with core.api.ids); another
+# value is a 400 (/api/v1) or 422 (/v2), never a lookup.
+PATH_ID_PATTERNS = {
+    "approval_id": id_pattern("apr_", hex_digits=True),
+    "client_id": id_pattern("client-"),
+    "configuration_id": id_pattern("scfg-"),
+    "connection_id": id_pattern("conn_", hex_digits=True),
+    "credential_id": id_pattern("cred-"),
+    "key_id": id_pattern(),
+    "realm_id": id_pattern("realm-"),
+    "rotation_id": id_pattern("rot-"),
+    "rule_id": id_pattern("srule-"),
+    "tenant_id": id_pattern(),
+    "job_name": "^[A-Za-z][A-Za-z0-9]{0,63}$",
+}
+
+
+NO_CONTROL = "^[^\\x00-\\x1f]*$"  # no control characters (identity.apis.fields.has_control)
+
+
+CLOSED = "x-closed"
+
+
+def closed_input(serializer_class):
+    """Mark a request serializer whose every undeclared field is refused (core.api.validation's
+    `reject_unknown`): its schema gets `additionalProperties: false` (`closed_objects`)."""
+    return extend_schema_serializer(extensions={CLOSED: True})(serializer_class)
+
+
+def closed_objects(result, generator, request, public):
+    """drf-spectacular post-processing hook: the objects marked by `closed_input` are closed."""
+    for schema in result.get("components", {}).get("schemas", {}).values():
+        if schema.pop(CLOSED, False):
+            schema["additionalProperties"] = False
+    return result
+
+
+def page_parameters(*, max_limit: int = 100, default: str = "50") -> list[OpenApiParameter]:
+    """`limit` and `offset` as core.api.pagination reads them (bounds included)."""
+    return [
+        OpenApiParameter(
+            "limit",
+            {"type": "integer", "minimum": 1, "maximum": max_limit},
+            description=f"Page size, 1..{max_limit} (default {default}).",
+        ),
+        OpenApiParameter(
+            "offset",
+            {"type": "integer", "minimum": 0, "maximum": 10**9},
+            description="Items to skip (default 0).",
+        ),
+    ]
+
+
+def text_parameter(name: str, description: str = "", *, pattern: str = "", max_length: int = 255):
+    """A query filter: absent means none; given, a non-empty value (an empty one is a 400/422)."""
+    schema: dict = {"type": "string", "minLength": 1, "maxLength": max_length}
+    if pattern:
+        schema = {"type": "string", "pattern": pattern}
+    return OpenApiParameter(name, schema, description=description)
+
 
 TENANT_HEADER = OpenApiParameter(
     name="x-tenantid",
@@ -139,6 +211,10 @@ class ApiAutoSchema(AutoSchema):
         operation = super().get_operation(path, path_regex, path_prefix, method, registry)
         if operation is not None:
             operation["responses"] = self._with_error_responses(operation["responses"])
+            for parameter in operation.get("parameters", []):
+                pattern = PATH_ID_PATTERNS.get(parameter["name"])
+                if parameter["in"] == "path" and pattern:
+                    parameter["schema"] = {"type": "string", "pattern": pattern}
         return operation
 
     def _with_error_responses(self, responses: dict) -> dict:

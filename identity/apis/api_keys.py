@@ -5,16 +5,17 @@ from __future__ import annotations
 from datetime import timedelta
 
 from django.utils import timezone
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_field
 from rest_framework import serializers
 from rest_framework.decorators import action
 
 from core.access import ADMIN, ADMIN_READ
 from core.api.envelopes import envelope
 from core.api.errors import InvalidParameter
+from core.api.fields import StrictCharField
 from core.api.ids import path_id
 from core.api.ratelimit import Bucket, principal_rate, rate_limit_hit
-from core.api.schema import v1_envelope
+from core.api.schema import closed_input, v1_envelope
 from core.api.timestamps import iso_ms
 from core.api.validation import validated
 from core.api.views import PublicAPIView, TenantViewSet
@@ -189,17 +190,25 @@ def _rotated(rotation: svc.Rotation, actor: dict) -> dict:
     }
 
 
+@extend_schema_field({"anyOf": [{"type": "string", "format": "ipv4"}, {"type": "string", "format": "ipv6"}]})
+class _IpAddressText(StrictCharField):
+    """An IPv4 or IPv6 address (the service checks it; anything else is 422)."""
+
+    def __init__(self, **kwargs):
+        super().__init__(max_length=64, **kwargs)
+
+
 class _ValidateInput(serializers.Serializer):
-    apiKey = serializers.CharField(max_length=512, trim_whitespace=False)
-    clientIp = serializers.CharField(max_length=64, required=False)
-    scope = serializers.CharField(max_length=200, required=False)
+    apiKey = StrictCharField(max_length=512, trim_whitespace=False)
+    clientIp = _IpAddressText(required=False)
+    scope = StrictCharField(max_length=200, required=False)
 
     class Meta:
         ref_name = "ApiKeyValidateInput"
 
 
 class _PublicValidateInput(_ValidateInput):
-    clientIp = serializers.CharField(max_length=64)
+    clientIp = _IpAddressText()
 
     class Meta:
         ref_name = "ApiKeyPublicValidateInput"
@@ -301,6 +310,7 @@ class ApiKeyViewSet(TenantViewSet):
         class Meta:
             ref_name = "ApiKeyCreateInput"
 
+    @closed_input
     class UpdateSerializer(serializers.Serializer):
         connections = _pins_field()
 

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 from django.utils import timezone
 from drf_spectacular.utils import (
-    OpenApiParameter,
     extend_schema_field,
     extend_schema_serializer,
     inline_serializer,
 )
 from rest_framework import serializers
 
-from core.api.schema import PaginationSerializer, v1_envelope
+from core.api.schema import PaginationSerializer, page_parameters, v1_envelope
 from core.scopes import split_list
 
 
@@ -53,7 +52,7 @@ def record(component: str, **fields) -> serializers.Serializer:
     return inline_serializer(name=component, fields=fields)
 
 
-PAGE_PARAMETERS = [OpenApiParameter("limit", int), OpenApiParameter("offset", int)]
+PAGE_PARAMETERS = page_parameters()
 
 
 def page_envelope(

@@ -10,7 +10,7 @@ from rest_framework.decorators import action
 from core.access import ADMIN, ADMIN_WRITE
 from core.api.envelopes import envelope
 from core.api.ids import path_id
-from core.api.schema import v1_envelope
+from core.api.schema import closed_input, v1_envelope
 from core.api.timestamps import iso_ms
 from core.api.validation import validated
 from core.api.views import TenantAPIView, TenantViewSet
@@ -184,6 +184,7 @@ class OAuthClientViewSet(TenantViewSet):
         class Meta:
             ref_name = "OAuthClientCreateInput"
 
+    @closed_input
     class PatchSerializer(serializers.Serializer):
         name = serializers.CharField(max_length=255, required=False)
         description = serializers.CharField(max_length=2000, required=False, allow_blank=True)

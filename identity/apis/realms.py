@@ -3,13 +3,14 @@ update, delete), DESIGN section 17."""
 
 from __future__ import annotations
 
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import extend_schema, extend_schema_field
 from rest_framework import serializers
 
 from core.access import ADMIN
 from core.api.envelopes import envelope
+from core.api.fields import HTTPS_URL_PATTERN
 from core.api.ids import path_id
-from core.api.schema import v1_envelope
+from core.api.schema import closed_input, v1_envelope
 from core.api.timestamps import iso_ms
 from core.api.validation import validated
 from core.api.views import TenantViewSet
@@ -67,11 +68,16 @@ def _name(**kwargs) -> serializers.CharField:
     return serializers.CharField(max_length=255, **kwargs)
 
 
+@extend_schema_field({"type": "string", "pattern": HTTPS_URL_PATTERN, "maxLength": 500})
+class _HttpsUrlText(serializers.CharField):
+    """An HTTPS URL without query or fragment (the service checks it, with the outbound guard)."""
+
+
 class RealmInputSerializer(serializers.Serializer):
     name = _name()
-    issuer = serializers.CharField(max_length=500, help_text="The OpenID Connect issuer, an HTTPS URL.")
+    issuer = _HttpsUrlText(max_length=500, help_text="The OpenID Connect issuer, an HTTPS URL.")
     audience = _name(help_text="The `aud` the realm's tokens must carry.")
-    jwksUrl = serializers.CharField(
+    jwksUrl = _HttpsUrlText(
         max_length=500,
         required=False,
         allow_null=True,
@@ -102,6 +108,7 @@ class RealmInputSerializer(serializers.Serializer):
         ref_name = "IdentityRealmInput"
 
 
+@closed_input
 class RealmUpdateSerializer(RealmInputSerializer):
     """Every field optional; `roleMapping` is replaced whole."""
 

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers
 
 from core.access import KNOWLEDGE_READ
 from core.api.envelopes import v2_response
 from core.api.fields import StrictCharField, StrictChoiceField, StrictIntegerField
-from core.api.schema import V2DetailSerializer, v2_envelope
+from core.api.schema import V2DetailSerializer, page_parameters, v2_envelope
 from core.api.timestamps import iso_ms
 from core.api.validation import validated
 from core.api.views import TenantAPIView
@@ -59,10 +59,7 @@ class FailedFilesListApi(TenantAPIView):
         summary="List the tenant's failed ingestion files",
         request=FailedFilesListInput,
         parameters=[
-            OpenApiParameter(
-                "limit", int, description=f"Extension: page size 1..{MAX_LIMIT} (default: all)."
-            ),
-            OpenApiParameter("offset", int, description="Extension: records to skip (default 0)."),
+            *page_parameters(max_limit=MAX_LIMIT, default="all"),
         ],
         responses={
             200: v2_envelope("FailedFilesEnvelope", FailedFilesData(), with_message=True),

@@ -9,7 +9,14 @@ from rest_framework import serializers
 from core.access import KNOWLEDGE_VIEW, KNOWLEDGE_WRITE
 from core.api.envelopes import v2_response
 from core.api.fields import StrictIntegerField
-from core.api.schema import V2DetailSerializer, V2ValidationErrorSerializer, v2_envelope
+from core.api.schema import (
+    V2DetailSerializer,
+    V2ValidationErrorSerializer,
+    id_pattern,
+    page_parameters,
+    text_parameter,
+    v2_envelope,
+)
 from core.api.timestamps import iso_ms
 from core.api.validation import validated
 from core.api.views import TenantAPIView
@@ -100,11 +107,12 @@ def sync_fields(data: dict) -> dict:
 
 
 STATUS_PARAMETERS = [
-    OpenApiParameter("job_id", str, description="The upload's `job_id`."),
-    OpenApiParameter("sync_run_id", str, description="`run-<uuid>`."),
-    OpenApiParameter("sync_configuration_id", str, description="`scfg-<uuid>`: its runs."),
-    OpenApiParameter("limit", int, description=f"1..{MAX_LIMIT} (default {DEFAULT_LIMIT})."),
-    OpenApiParameter("offset", int, description="Runs to skip (default 0)."),
+    OpenApiParameter("job_id", {"type": "string", "maxLength": 255}, description="The upload's `job_id`."),
+    text_parameter("sync_run_id", "`run-<uuid>`.", pattern=id_pattern(SYNC_RUN_PREFIX)),
+    text_parameter(
+        "sync_configuration_id", "`scfg-<uuid>`: its runs.", pattern=id_pattern(SYNC_CONFIGURATION_PREFIX)
+    ),
+    *page_parameters(max_limit=MAX_LIMIT, default=str(DEFAULT_LIMIT)),
 ]
 
 

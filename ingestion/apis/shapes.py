@@ -4,6 +4,7 @@ what they take and what they answer."""
 from __future__ import annotations
 
 from django.utils.dateparse import parse_datetime
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from core.api.fields import (
@@ -14,6 +15,7 @@ from core.api.fields import (
     UrlField,
 )
 from core.api.ids import prefixed_uuid
+from core.api.schema import id_pattern
 from ingestion.models import SYNC_CONFIGURATION_PREFIX, Platform, SyncRun
 from knowledge.apis import (
     ContentRestrictionSerializer,
@@ -24,6 +26,7 @@ from knowledge.apis import (
 MAX_ITEMS = 500
 
 
+@extend_schema_field({"type": "string", "maxLength": 64})
 class BlankIsNoneField(StrictCharField):
     """A string field where `""` (which the contract allows) means "not given"."""
 
@@ -38,6 +41,7 @@ class BlankIsNoneField(StrictCharField):
         return value
 
 
+@extend_schema_field({"type": "string", "pattern": id_pattern(SYNC_CONFIGURATION_PREFIX)})  # or "" (blank)
 class SyncConfigurationIdField(BlankIsNoneField):
     """`scfg-<uuid>` (or the bare UUID)."""
 
@@ -49,6 +53,14 @@ class SyncConfigurationIdField(BlankIsNoneField):
         return found
 
 
+@extend_schema_field(
+    {
+        "anyOf": [
+            {"type": "string", "maxLength": 0},
+            {"type": "string", "format": "date-time", "maxLength": 64},
+        ]
+    }
+)
 class IsoDateTimeField(BlankIsNoneField):
     """An ISO 8601 date-time."""
 
@@ -108,8 +120,19 @@ class SitelibUploadInput(serializers.Serializer):
         ref_name = "SitelibUploadInput"
 
 
+class ConfigurationIdField(SyncConfigurationIdField):
+    """A configuration's id that must be given: `""` is a missing field, so the schema has no blank."""
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.allow_blank = False
+
+    def run_validation(self, data=serializers.empty):
+        return None if data == "" else super().run_validation(data)
+
+
 class IngestInput(serializers.Serializer):
-    sync_configuration_id = SyncConfigurationIdField()
+    sync_configuration_id = ConfigurationIdField()
     incremental = StrictBooleanField(required=False, default=True)
 
     class Meta:
@@ -306,6 +329,7 @@ class RetryFailedInput(serializers.Serializer):
         child=StrictCharField(max_length=1024),
         required=False,
         allow_empty=False,
+        min_length=1,
         max_length=100,
         help_text="At most 100 `file_id`s of failed-file records; none: every failed file of the platform.",
     )

@@ -3,14 +3,16 @@ the parts of /v2 bodies that several endpoints share, ingestion's included."""
 
 from __future__ import annotations
 
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from core.api.fields import StrictBooleanField, StrictCharField
+from core.api.fields import HOST_PATTERN, StrictBooleanField, StrictCharField
 from integrations.itsm import instance_host_valid
 
 MAX_ITEMS = 500
 
 
+@extend_schema_field({"type": "string", "pattern": f"^{HOST_PATTERN}$", "maxLength": 260})
 class ItsmInstanceField(StrictCharField):
     """`itsmplatform_domain`: the ITSM instance's host (and port), without scheme; a leading
     `https://` and a trailing `/` are dropped."""

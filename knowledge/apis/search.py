@@ -32,6 +32,7 @@ class KnowledgeSearchInput(serializers.Serializer):
         child=StrictChoiceField(choices=PLATFORM_TYPES),
         required=False,
         allow_empty=False,
+        min_length=1,
         max_length=len(PLATFORM_TYPES),
         help_text="Only these platforms' documents (default: every platform).",
     )

@@ -16,7 +16,7 @@ from core.api.errors import Forbidden, InvalidParameter, ResourceNotFound, value
 from core.api.fields import UrlField
 from core.api.ids import path_id
 from core.api.pagination import page_request, paginate
-from core.api.schema import v1_envelope
+from core.api.schema import NO_CONTROL, UUID_PATTERN, closed_input, text_parameter, v1_envelope
 from core.api.timestamps import iso_ms
 from core.api.validation import validated
 from core.api.views import TenantAPIView, TenantViewSet
@@ -69,6 +69,7 @@ class AdminTenantViewSet(TenantViewSet):
     lookup_url_kwarg = "tenant_id"
     access = ADMIN.but(destroy=SUPER_ADMIN_ONLY)
 
+    @closed_input
     class PatchSerializer(serializers.Serializer):
         serverUrl = UrlField(max_length=500, required=False, allow_blank=True)
         realmName = serializers.CharField(max_length=255, required=False, allow_blank=True)
@@ -175,6 +176,7 @@ def audit_body(entry: AuditEntry) -> dict:
 
 
 _TEXT_FILTERS = ("action", "category", "status", "actorId", "resourceType")
+MOMENT = {"anyOf": [{"type": "string", "maxLength": 0}, {"type": "string", "format": "date-time"}]}
 
 
 class AuditLogListApi(TenantAPIView):
@@ -184,10 +186,14 @@ class AuditLogListApi(TenantAPIView):
         operation_id="admin_audit_logs",
         summary="List the tenant's audit log",
         parameters=[
-            OpenApiParameter("tenantId", str, description="Super admins only: another tenant's log."),
-            *[OpenApiParameter(name, str) for name in _TEXT_FILTERS],
-            OpenApiParameter("from", str, description="ISO 8601; entries at or after."),
-            OpenApiParameter("to", str, description="ISO 8601; entries at or before."),
+            text_parameter(
+                "tenantId",
+                "Super admins only: another tenant's log (empty: yours).",
+                pattern=f"^(?:{UUID_PATTERN})?$",
+            ),
+            *[OpenApiParameter(name, {"type": "string", "pattern": NO_CONTROL}) for name in _TEXT_FILTERS],
+            OpenApiParameter("from", MOMENT, description="ISO 8601; entries at or after (empty: no bound)."),
+            OpenApiParameter("to", MOMENT, description="ISO 8601; entries at or before (empty: no bound)."),
             *PAGE_PARAMETERS,
         ],
         responses={

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+import signal
 import socket
 import ssl
 import struct
@@ -144,6 +145,20 @@ class FakeVendor:
             if match and method == request.method:
                 return function(request, **match.groupdict())
         return Reply(404, {"error": {"code": "itemNotFound", "message": f"No route {request.path}"}})
+
+
+def serve_until_stopped(*fakes: FakeVendor) -> None:
+    """Keep started fakes serving until Ctrl-C or SIGTERM, then stop them (the demo servers in
+    bin/)."""
+    stopped = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stopped.set())
+    try:
+        while not stopped.wait(0.5):
+            pass
+    except KeyboardInterrupt:
+        pass
+    for fake in fakes:
+        fake.stop()
 
 
 class _Server(ThreadingHTTPServer):

@@ -22,10 +22,15 @@ pytestmark = pytest.mark.services
 
 SEED = 20261121
 EXAMPLES = 100
-# positive_data_acceptance expects every schema-valid value to be accepted, but some rules cannot be
-# a schema: a tokenEndpoint must resolve to a public address, a connector must serve its domain, an
-# id must name an object. Those answers are documented 4xx; docs/security.md explains the exclusion.
+# positive_data_acceptance (every schema-valid request accepted) is left out: the schema states the
+# patterns, formats, lengths and required fields the server enforces, but 27 operations keep rules a
+# schema cannot state (docs/security.md lists them and why), and schemathesis 4.32 applied no
+# per-operation switch of this check from the config file in our runs.
 EXCLUDED_CHECKS = ["positive_data_acceptance"]
+# Upstream failures (a token endpoint that cannot be reached while a credential is refreshed) are
+# answered 502/504 by design and documented; a crash is a 500, still a failure, and the server log is
+# searched for tracebacks below.
+NOT_A_SERVER_ERROR = '[checks.not_a_server_error]\nexpected-statuses = ["2xx", "3xx", "4xx", "502", "504"]\n'
 LIMITS = {
     "RATE_LIMIT_PER_KEY": "1000000/m",
     "RATE_LIMIT_PER_TENANT": "1000000/m",
@@ -50,7 +55,8 @@ def _auth_files(tmp_path, stack, kind: str):
     wfc = tmp_path / f"wfc-{kind}.json"
     wfc.write_text(json.dumps(document))
     config = tmp_path / f"schemathesis-{kind}.toml"
-    config.write_text(f'[auth.wfc]\npath = "{wfc}"\nuser = "{users[0]}"\npeers = {json.dumps(users)}\n')
+    auth = f'[auth.wfc]\npath = "{wfc}"\nuser = "{users[0]}"\npeers = {json.dumps(users)}\n'
+    config.write_text(f"{NOT_A_SERVER_ERROR}\n{auth}")
     return config
 
 
@@ -65,7 +71,7 @@ def _fuzz(tmp_path, stack, kind: str) -> dict:
         "--report", "json", "--report-json-path", str(report), "--no-color",
     ]  # fmt: skip
     started = time.monotonic()
-    result = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=900)
+    result = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=1800)
     elapsed = time.monotonic() - started
     assert report.exists(), result.stdout[-3000:] + result.stderr[-3000:]
     body = json.loads(report.read_text())

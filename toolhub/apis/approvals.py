@@ -9,7 +9,7 @@ from rest_framework.decorators import action
 from core.api.envelopes import tool_response
 from core.api.fields import StrictCharField
 from core.api.pagination import page_request, paginate
-from core.api.schema import tool_envelope
+from core.api.schema import page_parameters, tool_envelope
 from core.api.validation import validated
 from core.api.views import TenantViewSet
 from core.audit import actor_of
@@ -36,10 +36,9 @@ class ApprovalViewSet(TenantViewSet):
         operation_id="approvals_list",
         summary="List approvals",
         parameters=[
-            # No enum: drf-spectacular would collide it with the other "status" enums.
-            OpenApiParameter("status", str, description=f"One of: {', '.join(Approval.Status.values)}."),
-            OpenApiParameter("limit", int),
-            OpenApiParameter("offset", int),
+            # An inline enum: a named one would collide with the other "status" enums.
+            OpenApiParameter("status", {"type": "string", "enum": Approval.Status.values}),
+            *page_parameters(),
         ],
         responses={200: list_envelope("ApprovalListEnvelope", ApprovalList)},
         tags=["approvals"],

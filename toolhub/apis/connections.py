@@ -9,7 +9,7 @@ from rest_framework.decorators import action
 from core.api.envelopes import tool_response
 from core.api.fields import StrictBooleanField, StrictCharField, UrlField
 from core.api.pagination import page_request, paginate
-from core.api.schema import tool_envelope
+from core.api.schema import closed_input, page_parameters, tool_envelope
 from core.api.validation import validated
 from core.api.views import TenantViewSet
 from core.audit import actor_of
@@ -50,6 +50,7 @@ class ConnectionCreateInput(serializers.Serializer):
         ref_name = "ConnectionCreateInput"
 
 
+@closed_input
 class ConnectionUpdateInput(serializers.Serializer):
     name = StrictCharField(max_length=255, required=False)
     base_url = UrlField(max_length=500, required=False)
@@ -80,10 +81,9 @@ class ConnectionViewSet(TenantViewSet):
         summary="List the tenant's connections",
         parameters=[
             OpenApiParameter("domain", str, enum=sorted(DOMAINS)),
-            # No enum: drf-spectacular would collide it with the other "status" enums.
-            OpenApiParameter("status", str, description="active or inactive"),
-            OpenApiParameter("limit", int),
-            OpenApiParameter("offset", int),
+            # An inline enum: a named one would collide with the other "status" enums.
+            OpenApiParameter("status", {"type": "string", "enum": Connection.Status.values}),
+            *page_parameters(),
         ],
         responses={200: list_envelope("ConnectionListEnvelope", ConnectionList)},
         tags=["connections"],

@@ -9,7 +9,7 @@ from rest_framework.decorators import action
 
 from core.api.envelopes import tool_response
 from core.api.errors import InvalidParameter
-from core.api.schema import ToolErrorEnvelopeSerializer, tool_envelope
+from core.api.schema import PATH_ID_PATTERNS, ToolErrorEnvelopeSerializer, closed_input, tool_envelope
 from core.api.views import TenantViewSet
 from core.audit import actor_of
 from toolhub.access import TOOLS_LIST
@@ -19,11 +19,14 @@ from toolhub.selectors import tool_get
 from toolhub.services.execute import ExecuteCall, tool_execute
 
 
+@closed_input
 class ExecuteInput(serializers.Serializer):
     """Documentation of the body; the body is checked by toolhub.inputs (INVALID_INPUT)."""
 
-    input = serializers.JSONField(help_text="The tool's input; must match its input schema.")
-    connection_id = serializers.CharField(required=False, help_text="conn_…; default: the domain's default.")
+    input = serializers.DictField(help_text="The tool's input, an object; must match its input schema.")
+    connection_id = serializers.RegexField(
+        PATH_ID_PATTERNS["connection_id"], required=False, help_text="conn_…; default: the domain's default."
+    )
     idempotency_key = serializers.CharField(
         required=False, max_length=255, help_text="Replay-safe key; the Idempotency-Key header works too."
     )

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_serializer
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_serializer
 from rest_framework.decorators import action
 from rest_framework.exceptions import ParseError
 
@@ -10,7 +10,7 @@ from core.access import VAULT_READ, VAULT_SECRETS, VAULT_WRITE
 from core.api.envelopes import envelope
 from core.api.errors import InvalidParameter
 from core.api.pagination import page_info, page_request
-from core.api.schema import v1_envelope
+from core.api.schema import ErrorEnvelopeSerializer, page_parameters, v1_envelope
 from core.api.timestamps import iso_ms
 from core.api.validation import validated
 from core.api.views import TenantAPIView, TenantViewSet
@@ -91,8 +91,7 @@ class CredentialViewSet(TenantViewSet):
             OpenApiParameter("authType", str, enum=Credential.AuthType.values, required=False),
             OpenApiParameter("status", str, enum=Credential.Status.values, required=False),
             OpenApiParameter("isExpired", bool, required=False),
-            OpenApiParameter("limit", int, required=False, description="1..100, default 50"),
-            OpenApiParameter("offset", int, required=False, description="default 0"),
+            *page_parameters(),
         ],
         # One envelope, not an array of them as drf-spectacular would take a `list` action's to be.
         responses={
@@ -225,7 +224,12 @@ class CredentialRotateApi(TenantAPIView):
         operation_id="credentials_rotate",
         summary="Rotate a credential's secrets, or refresh its token now",
         request=inputs.CredentialRotateInput,
-        responses={200: v1_envelope("CredentialRotateEnvelope", outputs.CredentialRotatedSerializer())},
+        responses={
+            200: v1_envelope("CredentialRotateEnvelope", outputs.CredentialRotatedSerializer()),
+            502: OpenApiResponse(
+                ErrorEnvelopeSerializer, description="The token endpoint failed or is unreachable."
+            ),
+        },
         tags=["vault"],
     )
     def post(self, request, credential_id: str):

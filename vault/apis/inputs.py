@@ -7,6 +7,7 @@ import base64
 import binascii
 import json
 
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from core.api.fields import (
@@ -16,6 +17,7 @@ from core.api.fields import (
     StrictRegexField,
     UrlField,
 )
+from core.api.schema import closed_input
 from vault.models import Credential
 
 AUTH_TYPES = Credential.AuthType.values
@@ -114,12 +116,18 @@ class CredentialStoreInput(serializers.Serializer):
         return attrs
 
 
+@extend_schema_field({"type": "string", "enum": ["active", "inactive"]})  # inline: no named enum
+class StatusText(StrictCharField):
+    """A credential's status as PATCH takes it (`validate_status` words the refusal)."""
+
+
+@closed_input
 class CredentialUpdateInput(serializers.Serializer):
     credentialName = StrictCharField(max_length=255, required=False)
     description = StrictCharField(max_length=2000, required=False, allow_blank=True)
     scopes = serializers.ListField(child=StrictCharField(max_length=200), max_length=100, required=False)
     metadata = serializers.DictField(required=False)
-    status = StrictCharField(required=False, help_text="active or inactive")
+    status = StatusText(required=False, help_text="active or inactive")
 
     class Meta:
         ref_name = "CredentialUpdateInput"

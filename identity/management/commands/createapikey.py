@@ -1,12 +1,12 @@
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
 from core.api.errors import ApiError
 from core.audit import system_actor
-from core.commands import command_message, command_tenant, emit
+from core.commands import OperatorCommand, command_message, command_tenant, emit
 from identity.services.api_keys import KeySpec, api_key_issue
 
 
-class Command(BaseCommand):
+class Command(OperatorCommand):
     help = "Create an API key; prints the key (shown this once) alone on the last line (or --json)."
 
     def add_arguments(self, parser):

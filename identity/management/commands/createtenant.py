@@ -1,11 +1,11 @@
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
 from core.api.errors import ApiError
-from core.commands import command_message, emit
+from core.commands import OperatorCommand, command_message, emit
 from identity.services.users import tenant_create
 
 
-class Command(BaseCommand):
+class Command(OperatorCommand):
     help = "Create a tenant; prints its UUID alone on the last line (or --json)."
 
     def add_arguments(self, parser):

@@ -1,11 +1,11 @@
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
 from core.api.errors import ApiError
-from core.commands import command_message, command_tenant, emit
+from core.commands import OperatorCommand, command_message, command_tenant, emit
 from identity.services.users import tenant_user_create
 
 
-class Command(BaseCommand):
+class Command(OperatorCommand):
     help = "Create a user (or reuse one by username) with roles in a tenant; prints the user id."
 
     def add_arguments(self, parser):

@@ -1,9 +1,10 @@
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
+from core.commands import OperatorCommand
 from knowledge.vectors.ranking import vector_index_create
 
 
-class Command(BaseCommand):
+class Command(OperatorCommand):
     help = (
         "Build the HNSW index (PostgreSQL) for the chunks of an embedding model of DIMENSION dimensions; "
         "the default model's 384 has one from the migrations. Idempotent; SQLite needs none."

@@ -1,10 +1,11 @@
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
 from core.audit import audit_chains
+from core.commands import OperatorCommand
 from ops.archive import audit_chain_verify_archived
 
 
-class Command(BaseCommand):
+class Command(OperatorCommand):
     help = (
         "Verify every audit hash chain (or one tenant's with --tenant), archived entries included; "
         "exits 1 on tampering."

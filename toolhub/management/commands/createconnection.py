@@ -1,14 +1,14 @@
 import json
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
 from core.api.errors import ApiError
 from core.audit import system_actor
-from core.commands import command_message, command_tenant, emit
+from core.commands import OperatorCommand, command_message, command_tenant, emit
 from toolhub.services.connections import connection_create
 
 
-class Command(BaseCommand):
+class Command(OperatorCommand):
     help = (
         "Create a tool connection (the fields of POST /api/v1/connections); prints its id (conn_…) alone "
         "on the last line (or --json)."

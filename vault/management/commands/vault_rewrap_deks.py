@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import json
 
-from django.core.management.base import BaseCommand
 from django.db import transaction
 
+from core.commands import OperatorCommand
 from vault import keyring
 from vault.models import DataKey
 
 
-class Command(BaseCommand):
+class Command(OperatorCommand):
     help = "Re-wrap every tenant data key under the active master key (the first in VAULT_MASTER_KEYS)."
 
     def add_arguments(self, parser):
