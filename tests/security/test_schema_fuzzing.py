@@ -21,7 +21,7 @@ from tests.security.stack import live_stack
 pytestmark = pytest.mark.services
 
 SEED = 20261121
-EXAMPLES = 100
+EXAMPLES = 25  # per operation: 91 operations, about 3,500 cases a persona
 # positive_data_acceptance (every schema-valid request accepted) is left out: the schema states the
 # patterns, formats, lengths and required fields the server enforces, but 27 operations keep rules a
 # schema cannot state (docs/security.md lists them and why), and schemathesis 4.32 applied no
@@ -71,7 +71,7 @@ def _fuzz(tmp_path, stack, kind: str) -> dict:
         "--report", "json", "--report-json-path", str(report), "--no-color",
     ]  # fmt: skip
     started = time.monotonic()
-    result = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=1800)
+    result = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=900)
     elapsed = time.monotonic() - started
     assert report.exists(), result.stdout[-3000:] + result.stderr[-3000:]
     body = json.loads(report.read_text())
