@@ -286,21 +286,30 @@ def sync_configurations_run_due(*, now: datetime | None = None) -> int:
     scheduled = SyncConfiguration.objects.filter(
         enabled=True, interval_minutes__isnull=False, processor_mode=SyncConfiguration.ProcessorMode.AUTO
     ).exclude(runs__status__in=SyncRun.ACTIVE)
-    queued = 0
+    due = []
     for configuration in scheduled.select_related("tenant"):
         runs = configuration.runs.exclude(kind=SyncRun.Kind.PERMISSIONS)
-        latest = runs.order_by("-queued_at").values_list("queued_at", flat=True).first()
-        if latest and latest > now - timedelta(minutes=configuration.interval_minutes):
-            continue
+        if not _queued_within(runs, now - timedelta(minutes=configuration.interval_minutes)):
+            due.append(configuration)
+    return _beat_queue(due, kind=SyncRun.Kind.SCHEDULED, incremental=True)
+
+
+def _queued_within(runs, since: datetime) -> bool:
+    latest = runs.order_by("-queued_at").values_list("queued_at", flat=True).first()
+    return bool(latest and latest > since)
+
+
+def _beat_queue(configurations: list[SyncConfiguration], *, kind: str, incremental: bool) -> int:
+    """Queue a run of `kind` of each configuration for the beat; returns how many were queued (a
+    configuration whose run an operator started meanwhile is left alone)."""
+    queued = 0
+    for configuration in configurations:
         try:
             sync_run_queue(
-                configuration=configuration,
-                kind=SyncRun.Kind.SCHEDULED,
-                incremental=True,
-                actor=system_actor("beat"),
+                configuration=configuration, kind=kind, incremental=incremental, actor=system_actor("beat")
             )
         except RunAlreadyActive:
-            continue  # an operator's run started meanwhile
+            continue
         queued += 1
     return queued
 
@@ -332,24 +341,13 @@ def permissions_passes_due(*, now: datetime | None = None) -> int:
     indexed = SyncConfiguration.objects.filter(last_sync__isnull=False).exclude(
         runs__status__in=SyncRun.ACTIVE
     )
-    queued = 0
+    due = []
     for configuration in indexed.select_related("tenant"):
         every = min(configuration.interval_minutes or PERMISSIONS_RESYNC, PERMISSIONS_RESYNC)
         read = configuration.runs.filter(
             Q(kind=SyncRun.Kind.PERMISSIONS)
             | Q(incremental=False, kind__in=FULL_READS, status__in=ENDED_WELL)
         )
-        latest = read.order_by("-queued_at").values_list("queued_at", flat=True).first()
-        if latest and latest > now - timedelta(minutes=every):
-            continue
-        try:
-            sync_run_queue(
-                configuration=configuration,
-                kind=SyncRun.Kind.PERMISSIONS,
-                incremental=False,
-                actor=system_actor("beat"),
-            )
-        except RunAlreadyActive:
-            continue
-        queued += 1
-    return queued
+        if not _queued_within(read, now - timedelta(minutes=every)):
+            due.append(configuration)
+    return _beat_queue(due, kind=SyncRun.Kind.PERMISSIONS, incremental=False)
