@@ -17,13 +17,15 @@ from __future__ import annotations
 
 from collections.abc import Collection, Sequence
 
+from django.contrib.postgres.fields import ArrayField
+from django.contrib.postgres.lookups import Overlap
 from django.db import connections
-from django.db.models import BooleanField, Q
-from django.db.models.expressions import RawSQL
+from django.db.models import F, Func, Q, TextField, Value
 
 from core.readers import principals
 from knowledge.models import EVERYONE
 
+TEXT_ARRAY = ArrayField(TextField())
 NO_READERS = ""  # the readers of a chunk whose permissions could not be read
 
 
@@ -80,13 +82,10 @@ def readers_visible(identities: Collection[str] | None, *, using: str = "default
     if not names:
         return Q(pk__in=[])
     if connections[using].vendor == "postgresql":
-        return Q(
-            RawSQL(
-                """string_to_array("knowledge_chunk"."readers", '|') && %s::text[]""",
-                [names],
-                output_field=BooleanField(),
-            )
-        )
+        # An expression over the column, not SQL naming its table: inside a subquery (the
+        # documents a caller may read) Django gives the table another alias.
+        split = Func(F("readers"), Value("|"), function="string_to_array", output_field=TEXT_ARRAY)
+        return Q(Overlap(split, Value(names, output_field=TEXT_ARRAY)))
     visible = Q(pk__in=[])
     for name in names:
         visible |= Q(readers__contains=f"|{name}|")
