@@ -85,3 +85,15 @@ class StrictBooleanField(serializers.BooleanField):
         if not isinstance(data, bool):
             self.fail("invalid", input=data)
         return data
+
+
+def holds_nul(value) -> bool:
+    """Whether a JSON value holds a NUL character in a string or a key: no database text can keep
+    one (PostgreSQL refuses it), so a body that sends one is refused, not half-stored."""
+    if isinstance(value, str):
+        return "\x00" in value
+    if isinstance(value, dict):
+        return any(holds_nul(key) or holds_nul(item) for key, item in value.items())
+    if isinstance(value, list):
+        return any(holds_nul(item) for item in value)
+    return False

@@ -106,6 +106,12 @@ def test_the_list_costs_a_fixed_number_of_queries(admin_api, viewer_api, django_
 # ---- update
 
 
+def test_metadata_holding_a_nul_character_is_refused_and_nothing_changes(admin_api, stored):
+    response = admin_api.patch(item_url(stored), {"metadata": {"a": "\u0000"}}, format="json")
+    assert "NUL" in assert_error(response, 422, "VALIDATION_ERROR")["details"]["metadata"]
+    assert Credential.objects.get(integration_id=stored["integrationId"]).metadata == {"region": "eu"}
+
+
 def test_it_updates_metadata_and_reports_the_changes(admin_api, stored, tenant, owner):
     body = {
         "credentialName": "Renamed",

@@ -120,6 +120,8 @@ def test_expires_in_must_be_positive(admin_api, value):
         ("credentialName", "n" * 256),
         ("description", "d" * 2001),
         ("metadata", {"blob": "m" * (16 * 1024)}),
+        ("metadata", {"note": "a\u0000b"}),  # no database text holds a NUL
+        ("metadata", {"nested": [{"k\u0000": 1}]}),
         ("scopes", [f"s{i}" for i in range(101)]),
         ("integrationId", "has/slash"),
     ],

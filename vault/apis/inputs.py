@@ -16,6 +16,7 @@ from core.api.fields import (
     StrictIntegerField,
     StrictRegexField,
     UrlField,
+    holds_nul,
 )
 from core.api.schema import closed_input
 from vault.models import Credential
@@ -46,6 +47,8 @@ def scopes_check(scopes: list[str]) -> list[str]:
 def metadata_check(metadata: dict) -> dict:
     if len(json.dumps(metadata)) > MAX_METADATA:
         raise _invalid("metadata must be at most 16 KiB of JSON.")
+    if holds_nul(metadata):
+        raise _invalid("metadata must not contain NUL characters (\\u0000).")
     return metadata
 
 
