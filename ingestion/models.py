@@ -148,6 +148,7 @@ class SyncRun(models.Model):
         STOPPED = "stopped"
 
     ACTIVE = (Status.QUEUED, Status.RUNNING)
+    ENDED_WELL = (Status.SUCCESS, Status.PARTIAL)  # runs that move last_sync on
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     configuration = models.ForeignKey(SyncConfiguration, on_delete=models.CASCADE, related_name="runs")

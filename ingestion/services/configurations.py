@@ -41,7 +41,6 @@ OWNED_PREFIX = "ingestion-"
 PERMISSIONS_RESYNC = settings.PERMISSIONS_RESYNC_MINUTES
 # Runs that read every item's readers when they discover the whole scope (not incrementally).
 FULL_READS = (SyncRun.Kind.UPLOAD, SyncRun.Kind.INGEST, SyncRun.Kind.SCHEDULED)
-ENDED_WELL = (SyncRun.Status.SUCCESS, SyncRun.Status.PARTIAL)
 
 
 @dataclass(frozen=True)
@@ -346,7 +345,7 @@ def permissions_passes_due(*, now: datetime | None = None) -> int:
         every = min(configuration.interval_minutes or PERMISSIONS_RESYNC, PERMISSIONS_RESYNC)
         read = configuration.runs.filter(
             Q(kind=SyncRun.Kind.PERMISSIONS)
-            | Q(incremental=False, kind__in=FULL_READS, status__in=ENDED_WELL)
+            | Q(incremental=False, kind__in=FULL_READS, status__in=SyncRun.ENDED_WELL)
         )
         if not _queued_within(read, now - timedelta(minutes=every)):
             due.append(configuration)

@@ -244,8 +244,7 @@ def sync_run_finish(
         fresh.lease_expires_at = None
         fresh.save(update_fields=["status", "error", "finished_at", "lease_expires_at"])
         # A permissions pass read no content: the next run's window starts where it did.
-        ended_well = fresh.status in (SyncRun.Status.SUCCESS, SyncRun.Status.PARTIAL)
-        if ended_well and fresh.kind != SyncRun.Kind.PERMISSIONS:
+        if fresh.status in SyncRun.ENDED_WELL and fresh.kind != SyncRun.Kind.PERMISSIONS:
             _advance(fresh.configuration, fresh.window_end, delta_tokens or {})
     return fresh
 
