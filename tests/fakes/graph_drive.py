@@ -29,6 +29,7 @@ class FakeDrive:
     drive_type: str
     web_url: str
     items: list[dict] = field(default_factory=list)  # every item, any depth, as served
+    by_id: dict[str, dict] = field(default_factory=dict)  # the same items by id (`append`, `delete`)
     root_id: str = field(default_factory=lambda: uuid.uuid4().hex.upper())
     contents: dict[str, FakeContent] = field(default_factory=dict)
     version: int = 1  # the change feed's clock: a token is the version it was given at
@@ -53,7 +54,7 @@ class FakeDrive:
     def find(self, item_id: str) -> dict | None:
         if item_id == self.root_id:
             return self.root()
-        return next((item for item in self.items if item["id"] == item_id), None)
+        return self.by_id.get(item_id)
 
     def parent_id(self, item: dict) -> str:
         return (item.get("parentReference") or {}).get("id") or self.root_id
@@ -72,6 +73,11 @@ class FakeDrive:
         return self.paths.get(item["id"], item.get("name", ""))
 
     # ---- writes
+    def append(self, item: dict) -> None:
+        """Keep `item` as it is (no path, no change in the feed)."""
+        self.items.append(item)
+        self.by_id[item["id"]] = item
+
     def add(self, item: dict, parent: dict | None, *, content: FakeContent | None = None) -> dict:
         parent_id = parent["id"] if parent else self.root_id
         parent_path = self.path_of(parent) if parent else ""
@@ -80,7 +86,7 @@ class FakeDrive:
         where = f"/drives/{self.id}/root:" + (quote("/" + parent_path) if parent_path else "")
         item["parentReference"] = {"driveId": self.id, "driveType": self.drive_type, "id": parent_id}
         item["parentReference"]["path"] = where
-        self.items.append(item)
+        self.append(item)
         self.paths[item["id"]] = path
         if content is not None:
             self.contents[item["id"]] = content
@@ -110,6 +116,7 @@ class FakeDrive:
         for child in self.children(item["id"]):
             self.delete(child)
         self.items.remove(item)
+        self.by_id.pop(item["id"], None)
         self.contents.pop(item["id"], None)
         self.version += 1
         tombstone = {

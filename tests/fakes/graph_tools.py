@@ -23,7 +23,7 @@ class FakeGraphTools(FakeGraph):
             "lastModifiedDateTime": "2026-11-20T10:00:00Z",
             "parentReference": {"driveId": drive.id, "path": "/drive/root:"},
         }
-        drive.items.append(item)
+        drive.append(item)
         return item
 
     @route("GET", r"/v1\.0/drives/(?P<drive_id>[^/]+)/root/search\(q='(?P<term>.*)'\)")
@@ -41,7 +41,7 @@ class FakeGraphTools(FakeGraph):
         if denied:
             return denied
         drive = self.drives.get(unquote(drive_id))
-        item = next((i for i in drive.items if i["id"] == unquote(item_id)), None) if drive else None
+        item = drive.by_id.get(unquote(item_id)) if drive else None
         if item is None:
             return Reply(404, _error("itemNotFound", "The resource could not be found."))
         return Reply(200, item)

@@ -88,7 +88,7 @@ class FakeGraphWrites(FakeGraphTools):
     def delete(self, request: Received, drive_id: str, item_id: str) -> Reply:
         denied = self._authorized(request)
         drive = self._drive(drive_id)
-        item = next((i for i in drive.items if i["id"] == unquote(item_id)), None) if drive else None
+        item = drive.by_id.get(unquote(item_id)) if drive else None
         if denied or item is None:
             return denied or Reply(404, graph_error("itemNotFound", "The resource could not be found."))
         drive.delete(item)
