@@ -35,6 +35,7 @@ logger = logging.getLogger(__name__)
 
 STOPPED = "Stopped by an operator."
 NOT_COMMITTED_RETRY_S = 0.5
+PERMISSIONS_BATCH = 100  # a permissions pass's items given their readers in one transaction
 
 
 def sync_run_execute(*, run_id: str) -> float | None:
@@ -155,18 +156,23 @@ def _remove_unseen(ctx: RunContext, found: Discovery, handled: set[str]) -> bool
 
 
 def _permissions(ctx: RunContext, found: Discovery, handled: set[str]) -> bool:
-    """The indexed items that discovery found get the readers it found for them. Returns whether
-    a stop was requested."""
+    """The indexed items that discovery found get the readers it found for them, PERMISSIONS_BATCH
+    in a transaction. Returns whether a stop was requested."""
     indexed = {
         document.source_id: document
         for document in documents_of_configuration(
             tenant=ctx.tenant, sync_configuration_id=ctx.configuration.public_id
         )
     }
-    items = [item for item in found.items if item.key in indexed and item.key not in handled]
-    if sync_run_discovered(run=ctx.run, holder=ctx.holder, count=len(items)):
+    pairs = [
+        (item, indexed[item.key]) for item in found.items if item.key in indexed and item.key not in handled
+    ]
+    if sync_run_discovered(run=ctx.run, holder=ctx.holder, count=len(pairs)):
         return True
-    return any(readers_store(ctx=ctx, item=item, document=indexed[item.key]) for item in items)
+    return any(
+        readers_store(ctx=ctx, indexed=pairs[start : start + PERMISSIONS_BATCH])
+        for start in range(0, len(pairs), PERMISSIONS_BATCH)
+    )
 
 
 def _retry(ctx: RunContext, found: Discovery, handled: set[str]) -> bool:

@@ -9,6 +9,7 @@ until a later run or permissions pass reads them."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -19,7 +20,7 @@ from ingestion.pipeline.context import RunContext
 from ingestion.pipeline.failures import ItemFailed
 from ingestion.pipeline.sources import SourceItem
 from ingestion.services.failed_files import failed_file_record, failed_file_remove
-from ingestion.services.runs import ItemResult, sync_run_item_record
+from ingestion.services.runs import ItemResult, sync_run_items_record
 from knowledge.models import Document
 from knowledge.selectors import document_find
 from knowledge.vectors.store import document_delete, document_readers_set, document_upsert
@@ -79,35 +80,41 @@ def document_store(*, ctx: RunContext, prepared: Prepared, vectors: np.ndarray) 
             model=ctx.embedder.model,
             chunks=list(zip(prepared.chunks, vectors, strict=True)),
         )
-        return _settled(
+        settled = _settled(
             ctx, item, SyncRunItem.Outcome.SUCCEEDED, chunks_written=written, vectors_removed=removed
         )
+        return _record(ctx, [settled])
 
 
 def skip_store(*, ctx: RunContext, item: SourceItem) -> bool:
     """An unchanged item: nothing to embed; its readers as the platform gives them now, and an old
     failure record of it no longer holds."""
     document = document_find(tenant=ctx.tenant, platform_type=ctx.platform, source_id=item.key)
-    return readers_store(ctx=ctx, item=item, document=document)
+    return readers_store(ctx=ctx, indexed=[(item, document)])
 
 
-def readers_store(*, ctx: RunContext, item: SourceItem, document: Document | None) -> bool:
-    """The indexed item's readers as the platform gives them now (a permissions pass, or an
-    unchanged item of a run): recorded as succeeded when they changed, skipped when not."""
+def readers_store(*, ctx: RunContext, indexed: Sequence[tuple[SourceItem, Document | None]]) -> bool:
+    """The indexed items' readers as the platform gives them now (a batch of a permissions pass,
+    or an unchanged item of a run), in one transaction: each recorded as succeeded when its readers
+    changed, skipped when not."""
     with transaction.atomic():
-        changed = document is not None and document_readers_set(
-            tenant=ctx.tenant, document=document, readers=item.readers or ()
-        )
-        outcome = SyncRunItem.Outcome.SUCCEEDED if changed else SyncRunItem.Outcome.SKIPPED
-        return _settled(ctx, item, outcome)
+        results = []
+        for item, document in indexed:
+            changed = document is not None and document_readers_set(
+                tenant=ctx.tenant, document=document, readers=item.readers or ()
+            )
+            outcome = SyncRunItem.Outcome.SUCCEEDED if changed else SyncRunItem.Outcome.SKIPPED
+            results.append(_settled(ctx, item, outcome))
+        return _record(ctx, results)
 
 
-def _settled(ctx: RunContext, item: SourceItem, outcome: str, **counts) -> bool:
-    """The item's record, in the caller's transaction: `outcome` and no failure record, or, when
-    its permissions could not be read, a failure `ACCESS_DENIED` (its document keeps no readers)."""
+def _settled(ctx: RunContext, item: SourceItem, outcome: str, **counts) -> ItemResult:
+    """The item's result, its failure record settled in the caller's transaction: `outcome` and no
+    failure record, or, when its permissions could not be read, a failure `ACCESS_DENIED` (its
+    document keeps no readers)."""
     if item.readers is not None:
         failed_file_remove(tenant=ctx.tenant, content_type=item.content_type, file_id=item.key)
-        return _record(ctx, item, outcome, **counts)
+        return _result(item, outcome, **counts)
     reason = item.readers_error or "The platform did not say who may read it."
     failure = ItemFailed("ACCESS_DENIED", f"Its permissions could not be read: {reason}")
     return _failure_recorded(ctx, item, failure, **counts)
@@ -120,23 +127,23 @@ def blocked_store(*, ctx: RunContext, item: SourceItem) -> bool:
     with transaction.atomic():
         failed_file_remove(tenant=ctx.tenant, content_type=item.content_type, file_id=item.key)
         removed = document_delete(tenant=ctx.tenant, document=document) if document else 0
-        return _record(
-            ctx,
+        skipped = _result(
             item,
             SyncRunItem.Outcome.SKIPPED,
             error_message="Under a blocked URL prefix (the tenant's block list).",
             vectors_removed=removed,
         )
+        return _record(ctx, [skipped])
 
 
 def failure_store(*, ctx: RunContext, item: SourceItem, failure: ItemFailed) -> bool:
     """Write or update the item's failed-file record (`retry_count` + 1); its indexed document,
     if an earlier run stored one, stays as it was."""
     with transaction.atomic():
-        return _failure_recorded(ctx, item, failure)
+        return _record(ctx, [_failure_recorded(ctx, item, failure)])
 
 
-def _failure_recorded(ctx: RunContext, item: SourceItem, failure: ItemFailed, **counts) -> bool:
+def _failure_recorded(ctx: RunContext, item: SourceItem, failure: ItemFailed, **counts) -> ItemResult:
     failed_file_record(
         tenant=ctx.tenant,
         platform_domain=ctx.configuration.platform_domain,
@@ -147,8 +154,7 @@ def _failure_recorded(ctx: RunContext, item: SourceItem, failure: ItemFailed, **
         error_type=failure.error_type,
         error_message=failure.message,
     )
-    return _record(
-        ctx,
+    return _result(
         item,
         SyncRunItem.Outcome.FAILED,
         error_type=failure.error_type,
@@ -175,11 +181,11 @@ def document_removal_store(
         gone = SourceItem(
             key=key, name=document.title, web_url=document.source_url, content_type=content_type
         )
-        return _record(ctx, gone, SyncRunItem.Outcome.REMOVED, vectors_removed=removed)
+        return _record(ctx, [_result(gone, SyncRunItem.Outcome.REMOVED, vectors_removed=removed)])
 
 
-def _record(ctx: RunContext, item: SourceItem, outcome: str, **fields) -> bool:
-    result = ItemResult(
+def _result(item: SourceItem, outcome: str, **fields) -> ItemResult:
+    return ItemResult(
         item_key=item.key,
         content_type=item.content_type,
         name=item.name,
@@ -187,4 +193,7 @@ def _record(ctx: RunContext, item: SourceItem, outcome: str, **fields) -> bool:
         outcome=outcome,
         **fields,
     )
-    return sync_run_item_record(run=ctx.run, holder=ctx.holder, result=result)
+
+
+def _record(ctx: RunContext, results: list[ItemResult]) -> bool:
+    return sync_run_items_record(run=ctx.run, holder=ctx.holder, results=results)

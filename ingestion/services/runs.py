@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import logging
 import uuid
+from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -155,7 +157,7 @@ def _lease_end(now: datetime) -> datetime:
 
 @dataclass
 class ItemResult:
-    """One item's outcome, recorded by `sync_run_item_record`."""
+    """One item's outcome, recorded by `sync_run_items_record`."""
 
     item_key: str
     name: str
@@ -175,34 +177,39 @@ _COUNTER_OF = {
 }
 
 
-def sync_run_item_record(*, run: SyncRun, holder: str, result: ItemResult) -> bool:
-    """Count the item, record it and renew the lease, inside the caller's transaction (the one that
-    writes the item's document or failure record). Raises LeaseLost when another attempt holds the
-    run. Returns whether a stop was requested."""
+def sync_run_items_record(*, run: SyncRun, holder: str, results: Sequence[ItemResult]) -> bool:
+    """Count the items, record them and renew the lease, inside the caller's transaction (the one
+    that writes the items' documents or failure records): one UPDATE of the run and one INSERT of
+    the items, whatever their number. Raises LeaseLost when another attempt holds the run. Returns
+    whether a stop was requested."""
     now = timezone.now()
     changes = {"lease_expires_at": _lease_end(now)}
-    if result.chunks_written:
-        changes["chunks_written"] = F("chunks_written") + result.chunks_written
-    if result.vectors_removed:
-        changes["vectors_removed"] = F("vectors_removed") + result.vectors_removed
-    counter = _COUNTER_OF.get(result.outcome)
-    if counter:
-        changes[counter] = F(counter) + 1
-        changes["processed"] = F("processed") + 1
+    totals = Counter()
+    for result in results:
+        totals["chunks_written"] += result.chunks_written
+        totals["vectors_removed"] += result.vectors_removed
+        counter = _COUNTER_OF.get(result.outcome)
+        if counter:
+            totals[counter] += 1
+            totals["processed"] += 1
+    changes |= {name: F(name) + count for name, count in totals.items() if count}
     mine = SyncRun.objects.filter(id=run.id, lease_holder=holder, status=SyncRun.Status.RUNNING)
     if not mine.update(**changes):
         raise LeaseLost(run.public_id)
-    SyncRunItem.objects.create(
-        run=run,
-        item_key=result.item_key[:512],
-        name=result.name,
-        source_url=result.source_url,
-        outcome=result.outcome,
-        content_type=result.content_type,
-        error_type=result.error_type,
-        error_message=result.error_message,
-        chunks_written=result.chunks_written,
-        finished_at=now,
+    SyncRunItem.objects.bulk_create(
+        SyncRunItem(
+            run=run,
+            item_key=result.item_key[:512],
+            name=result.name,
+            source_url=result.source_url,
+            outcome=result.outcome,
+            content_type=result.content_type,
+            error_type=result.error_type,
+            error_message=result.error_message,
+            chunks_written=result.chunks_written,
+            finished_at=now,
+        )
+        for result in results
     )
     return SyncRun.objects.filter(id=run.id).values_list("stop_requested", flat=True).get()
 

@@ -12,11 +12,13 @@ The platform does not say who is in a site group, so that one admits nobody."""
 from __future__ import annotations
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from core.audit import system_actor
 from core.models import Role
 from ingestion.models import SyncConfiguration, SyncRun
-from ingestion.pipeline.run import sync_run_execute
+from ingestion.pipeline.run import PERMISSIONS_BATCH, sync_run_execute
 from ingestion.pipeline.sources.sitelib import SitelibSource
 from ingestion.services.runs import sync_run_queue
 from integrations.errors import VendorUnavailable
@@ -210,6 +212,39 @@ def test_a_permissions_pass_sees_a_restriction_lifted_upstream_without_downloadi
 
     assert discovered(configuration) == {"Secret.txt": ((group(handbook.members),), "")}
     assert downloads > 0 and len(graph.downloads()) == downloads
+
+
+def test_a_permissions_pass_over_several_transactions_gives_each_file_its_readers_once(
+    tenant, app_registration, graph, site
+):
+    handbook, drive = site
+    files = [add(graph, drive, f"Note {n:03d}.txt") for n in range(2 * PERMISSIONS_BATCH + 30)]
+    configuration = configure(tenant, handbook)
+    run_now(configuration)
+    restricted, denied = files[5], files[PERMISSIONS_BATCH + 7]
+    graph.restrict(drive, restricted, users=["ceo@contoso.test"])
+    graph.fail_permissions(denied, 403)
+    downloads = len(graph.downloads())
+
+    permissions = sync_run_queue(
+        configuration=configuration, kind="permissions", incremental=False, actor=system_actor("tests")
+    )
+    with CaptureQueriesContext(connection) as statements:
+        assert sync_run_execute(run_id=str(permissions.id)) is None
+    permissions.refresh_from_db()
+
+    # Recorded by the batch: about one statement a file (its failed-file record's removal).
+    assert len(statements) <= 1.5 * len(files)
+    counts = (permissions.processed, permissions.succeeded, permissions.skipped, permissions.failed)
+    assert counts == (len(files), 1, len(files) - 2, 1)
+    assert sorted(permissions.items.values_list("item_key", flat=True)) == sorted(
+        f"{drive.id}/{f['id']}" for f in files
+    )
+    readers = stored_readers()
+    assert readers.pop(restricted["name"]) == ["user:ceo@contoso.test"]
+    assert readers.pop(denied["name"]) == []
+    assert set(map(tuple, readers.values())) == {(group(handbook.members),)}
+    assert len(graph.downloads()) == downloads
 
 
 # ---- a person's groups
