@@ -22,7 +22,7 @@ from tests.security.stack import live_stack
 pytestmark = pytest.mark.services
 
 SEED = 20261121
-EXAMPLES = 25  # per operation: 92 operations, about 3,500 cases a persona
+EXAMPLES = 25  # per operation: 92 operations, about 9,000 cases a persona
 # positive_data_acceptance: a schema-valid request is accepted. The schema states the patterns,
 # formats, lengths and required fields the server enforces; what a request names must also exist or be
 # reachable, so these operations may also answer the statuses given here (docs/security.md says why),
