@@ -263,10 +263,12 @@ SPECTACULAR_SETTINGS = {
     "COMPONENT_SPLIT_REQUEST": True,
     # PATCH bodies are checked whole (no serializer runs partial): their required fields stay required.
     "COMPONENT_SPLIT_PATCH": False,
-    # drf-spectacular's own enum hook, then: bodies that refuse undeclared fields say so.
+    # drf-spectacular's own enum hook, then: bodies that refuse undeclared fields say so, and request
+    # text says it holds no NUL character.
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "core.api.schema.closed_objects",
+        "core.api.schema.no_nul_strings",
     ],
     # The platforms that ingestion reads (search, retry, configurations): one choice set, one name.
     "ENUM_NAME_OVERRIDES": {

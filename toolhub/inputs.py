@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError
 
+from core.api.fields import holds_nul
 from toolhub.errors import InvalidInput
 from toolhub.registry import Tool
 
@@ -43,6 +44,9 @@ class ExecuteRequest:
 
 def execute_request_parse(body: object, *, header_key: str | None) -> ExecuteRequest:
     errors = schema_errors(_ENVELOPE, body, prefix="")
+    if holds_nul(body):  # no database text keeps one: refused here, not when the call is recorded
+        where = "/input" if isinstance(body, dict) and holds_nul(body.get("input")) else "/"
+        errors.append(_error(where, "pattern", "The body must not contain NUL characters (\\u0000)."))
     if header_key is not None and not IDEMPOTENCY_KEY.match(header_key):
         errors.append(
             _error(

@@ -27,6 +27,15 @@ class StrictCharField(_StringOnly, serializers.CharField):
     pass
 
 
+class UntrimmedText(StrictCharField):
+    """A JSON string kept as sent (a password, a token, a secret): no whitespace trimmed, so one of
+    only spaces is a value (its schema: `core.api.schema.UntrimmedTextSchema`)."""
+
+    def __init__(self, **kwargs):
+        kwargs["trim_whitespace"] = False
+        super().__init__(**kwargs)
+
+
 # What `url_parts` takes and the outbound guard lets through when a URL is stored, as a pattern:
 # http(s), a dotted host name (an IP address or a single label such as `localhost` may name a
 # private address), an optional port, a path of printable ASCII without spaces or backslashes (no

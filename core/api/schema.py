@@ -3,7 +3,7 @@ security schemes, added in one place so every view's schema tells the truth abou
 
 from __future__ import annotations
 
-from drf_spectacular.extensions import OpenApiAuthenticationExtension
+from drf_spectacular.extensions import OpenApiAuthenticationExtension, OpenApiSerializerFieldExtension
 from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.utils import OpenApiParameter, extend_schema_serializer, inline_serializer
 from rest_framework import serializers
@@ -51,11 +51,68 @@ def closed_input(serializer_class):
     return extend_schema_serializer(extensions={CLOSED: True})(serializer_class)
 
 
+ONE_OF = "x-one-of"
+
+
+def one_of(*branches: dict):
+    """Mark a request serializer whose fields' rules depend on one another (`validate` refuses the
+    rest): its schema says `oneOf` these branches, each a JSON schema of the same object
+    (`closed_objects`). The branches must exclude each other."""
+    return extend_schema_serializer(extensions={ONE_OF: list(branches)})
+
+
 def closed_objects(result, generator, request, public):
-    """drf-spectacular post-processing hook: the objects marked by `closed_input` are closed."""
+    """drf-spectacular post-processing hook: the objects marked by `closed_input` are closed, and
+    those marked by `one_of` get their `oneOf`."""
     for schema in result.get("components", {}).get("schemas", {}).values():
         if schema.pop(CLOSED, False):
             schema["additionalProperties"] = False
+        branches = schema.pop(ONE_OF, None)
+        if branches:
+            schema["oneOf"] = branches
+    return result
+
+
+NO_NUL = "^[^\\x00]*$"
+# A `CharField` trims whitespace and refuses a blank value: a character that is not whitespace.
+NOT_BLANK = "^[^\\x00]*[^\\x00\\s][^\\x00]*$"
+
+
+def no_nul_strings(result, generator, request, public):
+    """drf-spectacular post-processing hook: a request body's free text holds no NUL character (every
+    Django REST framework `CharField` refuses one, and `holds_nul` in JSON values), so each string of
+    a serializer's request body without a pattern, an enum or a format gets `NO_NUL`, or `NOT_BLANK`
+    when it has a `minLength` (a trimmed `CharField` that refuses blank; `UntrimmedText` says
+    `NO_NUL` itself). /mcp's JSON-RPC body is not a serializer's: its strings may hold anything."""
+    schemas = result.get("components", {}).get("schemas", {})
+    seen: set[str] = set()
+
+    def visit(node):
+        if isinstance(node, list):
+            for item in node:
+                visit(item)
+            return
+        if not isinstance(node, dict):
+            return
+        ref = node.get("$ref", "")
+        if ref.startswith("#/components/schemas/"):
+            name = ref.rsplit("/", 1)[1]
+            if name not in seen:
+                seen.add(name)
+                visit(schemas.get(name))
+            return
+        if node.get("type") == "string" and not {"pattern", "enum", "format"} & node.keys():
+            node["pattern"] = NOT_BLANK if node.get("minLength", 0) > 0 else NO_NUL
+        for key, value in node.items():
+            if key not in ("example", "examples", "default", "enum"):
+                visit(value)
+
+    for operations in result.get("paths", {}).values():
+        for operation in operations.values():
+            if isinstance(operation, dict):
+                for media in operation.get("requestBody", {}).get("content", {}).values():
+                    if "$ref" in media.get("schema", {}):  # a serializer's (not /mcp's JSON-RPC)
+                        visit(media["schema"])
     return result
 
 
@@ -215,7 +272,20 @@ class ApiAutoSchema(AutoSchema):
                 pattern = PATH_ID_PATTERNS.get(parameter["name"])
                 if parameter["in"] == "path" and pattern:
                     parameter["schema"] = {"type": "string", "pattern": pattern}
+            body = self.get_request_serializer() if self.method == "DELETE" else None
+            if body is not None:
+                # drf-spectacular documents no DELETE body; a view that declares one requires it.
+                ref = self.resolve_serializer(body, "request").ref
+                operation["requestBody"] = {
+                    "content": {"application/json": {"schema": ref}},
+                    "required": True,
+                }
         return operation
+
+    def get_request_serializer(self):
+        if self.method == "DELETE":
+            return None  # not guessed: a DELETE has the body its `extend_schema(request=...)` declares
+        return super().get_request_serializer()
 
     def _with_error_responses(self, responses: dict) -> dict:
         """The operation's documented answers plus the error answers every operation of its kind can
@@ -256,6 +326,23 @@ class ApiAutoSchema(AutoSchema):
             serializer = ErrorEnvelopeSerializer
         ref = self.resolve_serializer(serializer, "response").ref
         return {"content": {"application/json": {"schema": ref}}, "description": _DESCRIPTIONS[code]}
+
+
+class UntrimmedTextSchema(OpenApiSerializerFieldExtension):
+    """`core.api.fields.UntrimmedText`: its lengths, and any text without a NUL character (spaces
+    alone are a value)."""
+
+    target_class = "core.api.fields.UntrimmedText"
+    match_subclasses = True
+
+    def map_serializer_field(self, auto_schema, direction):
+        field = self.target
+        schema: dict = {"type": "string", "pattern": NO_NUL}
+        if not field.allow_blank:
+            schema["minLength"] = 1
+        if field.max_length is not None:
+            schema["maxLength"] = field.max_length
+        return schema
 
 
 class ApiKeyScheme(OpenApiAuthenticationExtension):

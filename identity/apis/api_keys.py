@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import timedelta
 
 from django.utils import timezone
@@ -12,7 +13,7 @@ from rest_framework.decorators import action
 from core.access import ADMIN, ADMIN_READ
 from core.api.envelopes import envelope
 from core.api.errors import InvalidParameter
-from core.api.fields import StrictCharField
+from core.api.fields import StrictCharField, UntrimmedText
 from core.api.ids import path_id
 from core.api.ratelimit import Bucket, principal_rate, rate_limit_hit
 from core.api.schema import closed_input, v1_envelope
@@ -21,7 +22,7 @@ from core.api.validation import validated
 from core.api.views import PublicAPIView, TenantViewSet
 from core.audit import actor_of, client_ip
 from core.people import person, tenant_ref, user_person
-from core.scopes import permissions_of
+from core.scopes import AREA_WILDCARDS, SCOPES, permissions_of
 from core.tenancy import tenant_id_from
 from identity.apis.fields import (
     PAGE_PARAMETERS,
@@ -69,6 +70,11 @@ class ApiKeyRecordSerializer(serializers.Serializer):
 
 class ApiKeyCreatedSerializer(ApiKeyRecordSerializer):
     apiKey = text(help_text="The full key, shown this once.")
+    # A new key has no use and no update yet: the create answer leaves these out (`create`).
+    lastUsedAt = None
+    usageCount = None
+    updatedAt = None
+    updatedBy = None
 
     class Meta:
         ref_name = "ApiKeyCreated"
@@ -199,7 +205,7 @@ class _IpAddressText(StrictCharField):
 
 
 class _ValidateInput(serializers.Serializer):
-    apiKey = StrictCharField(max_length=512, trim_whitespace=False)
+    apiKey = UntrimmedText(max_length=512)
     clientIp = _IpAddressText(required=False)
     scope = StrictCharField(max_length=200, required=False)
 
@@ -267,6 +273,23 @@ def _validate_rate_limit(request) -> None:
     rate_limit_hit([Bucket("api-key-validate", client_ip(request) or "-", principal_rate())])
 
 
+_SCOPE = "(?:" + "|".join(re.escape(scope) for scope in (*SCOPES, *AREA_WILDCARDS)) + ")"
+
+
+@extend_schema_field(
+    {
+        "oneOf": [
+            {"type": "array", "items": {"type": "string", "enum": [*SCOPES, *AREA_WILDCARDS]}, "minItems": 1},
+            # split at commas, items trimmed, empty ones dropped (`core.scopes.split_list`)
+            {"type": "string", "pattern": f"^[\\s,]*{_SCOPE}(?:\\s*,[\\s,]*{_SCOPE})*[\\s,]*$"},
+        ]
+    }
+)
+class _KeyScopes(ListOrCommaField):
+    """At least one of this service's scopes (`svc.scopes_check`), as a list or a comma-separated
+    string."""
+
+
 def _pins_field(**kwargs) -> serializers.DictField:
     return serializers.DictField(
         child=serializers.CharField(max_length=64),
@@ -299,7 +322,7 @@ class ApiKeyViewSet(TenantViewSet):
     class InputSerializer(serializers.Serializer):
         name = serializers.CharField(max_length=255)
         description = serializers.CharField(max_length=2000, required=False, allow_blank=True, default="")
-        scopes = ListOrCommaField()
+        scopes = _KeyScopes()
         protocol = serializers.ChoiceField(choices=["rest", "graphql"], required=False, allow_blank=True)
         ipWhitelist = ListOrCommaField(required=False, default=list)
         toolPatterns = ListOrCommaField(required=False, default=list)

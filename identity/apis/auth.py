@@ -6,6 +6,7 @@ from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers
 
 from core.api.envelopes import envelope
+from core.api.fields import UntrimmedText
 from core.api.schema import v1_envelope
 from core.api.validation import validated
 from core.api.views import PublicAPIView
@@ -27,7 +28,7 @@ TokenPair = inline_serializer(
 class AuthTokenApi(PublicAPIView):
     class InputSerializer(serializers.Serializer):
         username = serializers.CharField(max_length=150)
-        password = serializers.CharField(max_length=1024, trim_whitespace=False)
+        password = UntrimmedText(max_length=1024)
 
         class Meta:
             ref_name = "AuthTokenInput"

@@ -8,7 +8,7 @@ from rest_framework import serializers
 
 from core.access import ADMIN
 from core.api.envelopes import envelope
-from core.api.fields import HTTPS_URL_PATTERN
+from core.api.fields import HTTPS_URL_PATTERN, StrictCharField
 from core.api.ids import path_id
 from core.api.schema import closed_input, v1_envelope
 from core.api.timestamps import iso_ms
@@ -65,11 +65,11 @@ def realm_record(realm: IdentityRealm) -> dict:
 
 
 def _name(**kwargs) -> serializers.CharField:
-    return serializers.CharField(max_length=255, **kwargs)
+    return StrictCharField(max_length=255, **kwargs)
 
 
 @extend_schema_field({"type": "string", "pattern": HTTPS_URL_PATTERN, "maxLength": 500})
-class _HttpsUrlText(serializers.CharField):
+class _HttpsUrlText(StrictCharField):
     """An HTTPS URL without query or fragment (the service checks it, with the outbound guard)."""
 
 

@@ -12,10 +12,11 @@ from core.api.fields import (
     StrictCharField,
     StrictChoiceField,
     StrictIntegerField,
+    UntrimmedText,
     UrlField,
 )
 from core.api.ids import prefixed_uuid
-from core.api.schema import id_pattern
+from core.api.schema import id_pattern, one_of
 from ingestion.models import SYNC_CONFIGURATION_PREFIX, Platform, SyncRun
 from knowledge.apis import (
     ContentRestrictionSerializer,
@@ -202,7 +203,7 @@ class SourceDeletedOutput(serializers.Serializer):
 
 
 def _secret(max_length: int = 4096, **kwargs) -> serializers.CharField:
-    return StrictCharField(max_length=max_length, trim_whitespace=False, **kwargs)
+    return UntrimmedText(max_length=max_length, **kwargs)
 
 
 class WikiAuthorizationInput(serializers.Serializer):
@@ -275,6 +276,10 @@ class ItsmUploadInput(serializers.Serializer):
         ref_name = "ItsmUploadInput"
 
 
+@one_of(
+    {"required": ["source_url"], "not": {"required": ["space"]}},
+    {"required": ["space"], "not": {"required": ["source_url"]}},
+)
 class WikiDeleteInput(serializers.Serializer):
     source_url = UrlField(required=False, help_text="A page's or attachment's URL, or a prefix of several.")
     space = StrictCharField(max_length=255, required=False, help_text="Every document of this space.")
@@ -288,6 +293,14 @@ class WikiDeleteInput(serializers.Serializer):
         return _one_of(attrs, "source_url", "space")
 
 
+@one_of(  # an empty list of knowledge bases is none
+    {"required": ["source_url"], "properties": {"knowledge_bases": {"maxItems": 0}}},
+    {
+        "required": ["knowledge_bases"],
+        "properties": {"knowledge_bases": {"minItems": 1}},
+        "not": {"required": ["source_url"]},
+    },
+)
 class ItsmDeleteInput(serializers.Serializer):
     source_url = UrlField(required=False, help_text="An article's or attachment's URL, or a prefix.")
     knowledge_bases = _list(

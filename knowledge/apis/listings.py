@@ -14,6 +14,7 @@ from core.api.fields import (
     StrictCharField,
     StrictChoiceField,
     StrictIntegerField,
+    UntrimmedText,
     UrlField,
 )
 from core.api.schema import v2_envelope
@@ -35,11 +36,9 @@ from knowledge.services import SitelibQuery, itsm_kb_listing, sitelib_listing, w
 class SitelibAuthorizationSerializer(serializers.Serializer):
     cloud_tid = StrictCharField(max_length=255)
     client_id = StrictCharField(max_length=255)
-    client_secret = StrictCharField(max_length=4096, allow_blank=True, trim_whitespace=False)
+    client_secret = UntrimmedText(max_length=4096, allow_blank=True)
     thumbprint = StrictCharField(max_length=128, required=False, allow_blank=True, default="")
-    key = StrictCharField(
-        max_length=16384, required=False, allow_blank=True, default="", trim_whitespace=False
-    )
+    key = UntrimmedText(max_length=16384, required=False, allow_blank=True, default="")
     sitelib_auth = StrictBooleanField(required=False)
 
     class Meta:
@@ -179,7 +178,7 @@ class WikiSpaceListingInput(serializers.Serializer):
     instance_url = UrlField(help_text="The wiki's base, e.g. https://<site>/wiki.")
     web_url_instance = UrlField()
     username = StrictCharField(max_length=255)
-    api_token = StrictCharField(max_length=4096, trim_whitespace=False)
+    api_token = UntrimmedText(max_length=4096)
 
     class Meta:
         ref_name = "WikiSpaceListingInput"
@@ -226,10 +225,10 @@ class WikiSpaceListingApi(TenantAPIView):
 
 class ItsmKbListingInput(serializers.Serializer):
     username = StrictCharField(max_length=255)
-    password = StrictCharField(max_length=4096, trim_whitespace=False)
+    password = UntrimmedText(max_length=4096)
     client_id = StrictCharField(max_length=255)
-    client_secret = StrictCharField(max_length=4096, trim_whitespace=False)
-    refresh_token = StrictCharField(max_length=16384, allow_blank=True, trim_whitespace=False)
+    client_secret = UntrimmedText(max_length=4096)
+    refresh_token = UntrimmedText(max_length=16384, allow_blank=True)
     itsmplatform_domain = ItsmInstanceField()
 
     class Meta:

@@ -10,8 +10,8 @@ from rest_framework import serializers
 from core.access import KNOWLEDGE_VIEW, KNOWLEDGE_WRITE
 from core.api.envelopes import v2_response
 from core.api.errors import RequestInvalid
-from core.api.fields import StrictCharField, StrictChoiceField, StrictIntegerField
-from core.api.schema import V2DetailSerializer, V2ValidationErrorSerializer, v2_envelope
+from core.api.fields import URL_PATTERN, StrictCharField, StrictChoiceField, StrictIntegerField
+from core.api.schema import V2DetailSerializer, V2ValidationErrorSerializer, one_of, v2_envelope
 from core.api.timestamps import iso_ms
 from core.api.validation import validated
 from core.api.views import TenantAPIView
@@ -23,6 +23,19 @@ from knowledge.services import source_rule_create, source_rule_delete
 MAX_AUDIENCES = 100
 
 
+# What `SourceRule.problems` refuses, by target: a site or URL rule names an http(s) URL, a URL
+# prefix rule is a block rule.
+@one_of(
+    {"properties": {"target": {"enum": ["drive"]}}},
+    {"properties": {"target": {"enum": ["site"]}, "value": {"pattern": URL_PATTERN}}},
+    {
+        "properties": {
+            "target": {"enum": ["url"]},
+            "kind": {"enum": ["block"]},
+            "value": {"pattern": URL_PATTERN},
+        }
+    },
+)
 class SourceRuleInput(serializers.Serializer):
     kind = StrictChoiceField(choices=SourceRule.Kind.values, help_text="`block` or `allow`.")
     target = StrictChoiceField(

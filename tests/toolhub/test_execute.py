@@ -148,6 +148,8 @@ def test_a_missing_required_member_points_at_the_member(executor, itdocs_connect
         ({"input": {}, "connection_id": 7}, "/connection_id"),
         ({"input": {}, "idempotency_key": "has space"}, "/idempotency_key"),
         ({"input": {}, "extra": 1}, "/"),
+        ({"input": {"name\u0000": "x"}}, "/input"),
+        ({"input": {"name": ["a\u0000b"]}}, "/input"),
     ],
 )
 def test_a_malformed_body_is_invalid_input(executor, itdocs_connection, body, path):

@@ -9,7 +9,7 @@ from rest_framework.decorators import action
 from core.api.envelopes import tool_response
 from core.api.fields import StrictBooleanField, StrictCharField, UrlField
 from core.api.pagination import page_request, paginate
-from core.api.schema import closed_input, page_parameters, tool_envelope
+from core.api.schema import closed_input, one_of, page_parameters, tool_envelope
 from core.api.validation import validated
 from core.api.views import TenantViewSet
 from core.audit import actor_of
@@ -22,6 +22,7 @@ from toolhub.apis.shapes import (
     connection_data,
     list_envelope,
 )
+from toolhub.connectors import CONNECTORS
 from toolhub.models import Connection
 from toolhub.registry import DOMAINS
 from toolhub.selectors import connection_get, connection_list
@@ -33,6 +34,25 @@ from toolhub.services.connections import (
 )
 
 
+def _connector_branches() -> list[dict]:
+    """What the service checks (`_check_domain`, `_check_target`): a domain's own connectors; a
+    vendor's connection names its base URL and credential, the knowledge connector's neither."""
+    branches = []
+    for domain, connectors in sorted(DOMAINS.items()):
+        for vendor in (True, False):
+            names = [name for name in connectors if CONNECTORS[name].vendor is vendor]
+            if not names:
+                continue
+            branch: dict = {"properties": {"domain": {"enum": [domain]}, "connector": {"enum": names}}}
+            if vendor:
+                branch["required"] = ["base_url", "integrationId"]
+            else:
+                branch["not"] = {"anyOf": [{"required": ["base_url"]}, {"required": ["integrationId"]}]}
+            branches.append(branch)
+    return branches
+
+
+@one_of(*_connector_branches())
 class ConnectionCreateInput(serializers.Serializer):
     name = StrictCharField(max_length=255)
     domain = serializers.ChoiceField(choices=sorted(DOMAINS))

@@ -28,6 +28,7 @@ from core.api.views import PublicAPIView, TenantAPIView
 from core.audit import actor_of
 from core.tenancy import tenant_resolve
 from toolhub.mcp import PROTOCOL_VERSION_HEADER, McpCaller, mcp_handle, mcp_parse_error
+from toolhub.mcp.wire import HANDSHAKE_VERSIONS, STATELESS_VERSIONS
 
 # Any machine principal of the tenant (API key, OAuth token, service account); users never execute
 # tools, and tools/list shows each machine the tools it may call.
@@ -49,6 +50,20 @@ class _McpSchema(ApiAutoSchema):
             description="UUID of the tenant; default: the credential's own tenant.",
         )
         return [optional if p is TENANT_HEADER else p for p in super().get_override_parameters()]
+
+
+# A JSON-RPC 2.0 request (an id) or notification (none) as the MCP SDK's types read it; its method
+# and params are MCP's (docs/toolhub.md), which this schema does not repeat.
+JSONRPC_MESSAGE = {
+    "type": "object",
+    "properties": {
+        "jsonrpc": {"type": "string", "enum": ["2.0"]},
+        "id": {"oneOf": [{"type": "string"}, {"type": "integer"}]},
+        "method": {"type": "string"},
+        "params": {"type": "object", "nullable": True},
+    },
+    "required": ["jsonrpc", "method"],
+}
 
 
 class McpApi(TenantAPIView):
@@ -81,14 +96,17 @@ class McpApi(TenantAPIView):
             "(stateless revision), `tools/list`, `tools/call`; notifications answer 202 with no body. "
             "`x-tenantid` is optional (the credential's own tenant). See docs/toolhub.md, section MCP."
         ),
-        request=OpenApiTypes.OBJECT,
+        request={"application/json": JSONRPC_MESSAGE},
         parameters=[
             OpenApiParameter(
-                "Idempotency-Key", str, OpenApiParameter.HEADER, description="tools/call: as in REST execute."
+                "Idempotency-Key",
+                str,
+                OpenApiParameter.HEADER,
+                description="tools/call: as in REST execute (other methods ignore it).",
             ),
             OpenApiParameter(
                 PROTOCOL_VERSION_HEADER,
-                str,
+                {"type": "string", "enum": [*HANDSHAKE_VERSIONS, *STATELESS_VERSIONS]},
                 OpenApiParameter.HEADER,
                 description="Every message after `initialize`: the negotiated version (default "
                 "2025-03-26); every request of the stateless revision: 2026-07-28.",

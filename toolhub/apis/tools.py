@@ -14,6 +14,7 @@ from core.api.views import TenantViewSet
 from core.audit import actor_of
 from toolhub.access import TOOLS_LIST
 from toolhub.apis.shapes import ToolDefinition, ToolList, list_envelope, tool_data
+from toolhub.inputs import IDEMPOTENCY_KEY
 from toolhub.registry import DOMAINS, tools_all
 from toolhub.selectors import tool_get
 from toolhub.services.execute import ExecuteCall, tool_execute
@@ -27,8 +28,11 @@ class ExecuteInput(serializers.Serializer):
     connection_id = serializers.RegexField(
         PATH_ID_PATTERNS["connection_id"], required=False, help_text="conn_…; default: the domain's default."
     )
-    idempotency_key = serializers.CharField(
-        required=False, max_length=255, help_text="Replay-safe key; the Idempotency-Key header works too."
+    idempotency_key = serializers.RegexField(
+        IDEMPOTENCY_KEY.pattern,
+        required=False,
+        max_length=255,
+        help_text="Replay-safe key; the Idempotency-Key header works too.",
     )
     dry_run = serializers.BooleanField(required=False, default=False)
 
@@ -76,7 +80,10 @@ class ToolViewSet(TenantViewSet):
         request=ExecuteInput,
         parameters=[
             OpenApiParameter(
-                "Idempotency-Key", str, OpenApiParameter.HEADER, description="Same as idempotency_key."
+                "Idempotency-Key",
+                {"type": "string", "pattern": IDEMPOTENCY_KEY.pattern},
+                OpenApiParameter.HEADER,
+                description="Same as idempotency_key (the two must agree).",
             )
         ],
         responses={

@@ -10,7 +10,7 @@ from core.access import VAULT_READ, VAULT_SECRETS, VAULT_WRITE
 from core.api.envelopes import envelope
 from core.api.errors import InvalidParameter
 from core.api.pagination import page_info, page_request
-from core.api.schema import ErrorEnvelopeSerializer, page_parameters, v1_envelope
+from core.api.schema import UUID_PATTERN, ErrorEnvelopeSerializer, page_parameters, v1_envelope
 from core.api.timestamps import iso_ms
 from core.api.validation import validated
 from core.api.views import TenantAPIView, TenantViewSet
@@ -28,8 +28,13 @@ from vault.services.credentials import (
     credential_update,
 )
 
+# Absent or empty: no filter; given, what `parse_credential_id` takes (another value is a 400).
 CREDENTIAL_ID_QUERY = OpenApiParameter(
-    "credentialId", str, OpenApiParameter.QUERY, required=False, description="cred-<uuid> or a UUID"
+    "credentialId",
+    {"type": "string", "pattern": f"^(?:(?:cred-)?{UUID_PATTERN})?$"},
+    OpenApiParameter.QUERY,
+    required=False,
+    description="cred-<uuid> or a UUID",
 )
 
 

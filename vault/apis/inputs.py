@@ -15,10 +15,11 @@ from core.api.fields import (
     StrictChoiceField,
     StrictIntegerField,
     StrictRegexField,
+    UntrimmedText,
     UrlField,
     holds_nul,
 )
-from core.api.schema import closed_input
+from core.api.schema import closed_input, one_of
 from vault.models import Credential
 
 AUTH_TYPES = Credential.AuthType.values
@@ -58,13 +59,24 @@ def secrets_check(secrets: dict) -> dict:
     return secrets
 
 
+# RFC 6749 scope-token, as `scopes_check` reads it.
+SCOPE_PATTERN = "^[!#-\\[\\]-~]+$"
+BASE64_PATTERN = "^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$"
+
+
+@extend_schema_field({"type": "string", "minLength": 1, "maxLength": 200, "pattern": SCOPE_PATTERN})
+class _Scope(StrictCharField):
+    def __init__(self, **kwargs):
+        super().__init__(max_length=200, **kwargs)
+
+
 def _token(**kwargs) -> serializers.CharField:
-    return StrictCharField(max_length=MAX_TOKEN, trim_whitespace=False, required=False, **kwargs)
+    return UntrimmedText(max_length=MAX_TOKEN, required=False, **kwargs)
 
 
 def _secrets() -> serializers.DictField:
     return serializers.DictField(
-        child=StrictCharField(max_length=MAX_TOKEN, trim_whitespace=False, allow_blank=False),
+        child=UntrimmedText(max_length=MAX_TOKEN, allow_blank=False),
         required=False,
         help_text="Other secrets (a client secret, fields of a custom credential): strings, encrypted.",
     )
@@ -74,6 +86,10 @@ def _url() -> UrlField:
     return UrlField(required=False, allow_blank=True)
 
 
+@one_of(  # what `validate` refuses: a basic_auth accessToken is base64
+    {"properties": {"authType": {"enum": ["basic_auth"]}, "accessToken": {"pattern": BASE64_PATTERN}}},
+    {"properties": {"authType": {"enum": [t for t in AUTH_TYPES if t != Credential.AuthType.BASIC_AUTH]}}},
+)
 class CredentialStoreInput(serializers.Serializer):
     integrationId = StrictRegexField(
         r"^[A-Za-z0-9][A-Za-z0-9._:@~-]*$",
@@ -91,7 +107,7 @@ class CredentialStoreInput(serializers.Serializer):
     expiresIn = StrictIntegerField(
         min_value=1, max_value=MAX_EXPIRES_IN, required=False, help_text="Seconds."
     )
-    scopes = serializers.ListField(child=StrictCharField(max_length=200), max_length=100, required=False)
+    scopes = serializers.ListField(child=_Scope(), max_length=100, required=False)
     tokenEndpoint = _url()
     authorizationEndpoint = _url()
     metadata = serializers.DictField(required=False)
@@ -128,7 +144,7 @@ class StatusText(StrictCharField):
 class CredentialUpdateInput(serializers.Serializer):
     credentialName = StrictCharField(max_length=255, required=False)
     description = StrictCharField(max_length=2000, required=False, allow_blank=True)
-    scopes = serializers.ListField(child=StrictCharField(max_length=200), max_length=100, required=False)
+    scopes = serializers.ListField(child=_Scope(), max_length=100, required=False)
     metadata = serializers.DictField(required=False)
     status = StatusText(required=False, help_text="active or inactive")
 
