@@ -5,18 +5,25 @@ from django.db import migrations
 # onto (same chain, the seq before it, the hash it links to), unless another transaction holds it,
 # moves it onto the entry and lets the row in; otherwise the row is not inserted (the INSERT
 # reports 0 rows) and the writer links the entry onto a head it has locked. The head moves if and
-# only if its entry is inserted, so a chain never forks and never skips.
+# only if its entry is inserted, so a chain never forks and never skips. An entry whose writer has
+# already moved the head onto it (a process of the release before this trigger, which moved the
+# head in a statement of its own, still running during a rolling deploy) goes in as it is.
 POSTGRES_FORWARD = """
 CREATE FUNCTION adminops_audit_entry_link() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   PERFORM 1 FROM adminops_auditchainhead
    WHERE chain = NEW.chain AND seq = NEW.seq - 1 AND last_hash = NEW.prev_hash
      FOR UPDATE SKIP LOCKED;
-  IF NOT FOUND THEN
-    RETURN NULL;
+  IF FOUND THEN
+    UPDATE adminops_auditchainhead SET seq = NEW.seq, last_hash = NEW.hash WHERE chain = NEW.chain;
+    RETURN NEW;
   END IF;
-  UPDATE adminops_auditchainhead SET seq = NEW.seq, last_hash = NEW.hash WHERE chain = NEW.chain;
-  RETURN NEW;
+  PERFORM 1 FROM adminops_auditchainhead
+   WHERE chain = NEW.chain AND seq = NEW.seq AND last_hash = NEW.hash;
+  IF FOUND THEN
+    RETURN NEW;
+  END IF;
+  RETURN NULL;
 END
 $$;
 CREATE TRIGGER adminops_audit_entry_link BEFORE INSERT ON adminops_auditentry
@@ -32,7 +39,9 @@ CREATE TRIGGER adminops_audit_entry_link BEFORE INSERT ON adminops_auditentry
 BEGIN
   SELECT RAISE(IGNORE) WHERE NOT EXISTS (
     SELECT 1 FROM adminops_auditchainhead
-     WHERE chain = NEW.chain AND seq = NEW.seq - 1 AND last_hash = NEW.prev_hash
+     WHERE chain = NEW.chain AND (
+       (seq = NEW.seq - 1 AND last_hash = NEW.prev_hash) OR (seq = NEW.seq AND last_hash = NEW.hash)
+     )
   );
   UPDATE adminops_auditchainhead SET seq = NEW.seq, last_hash = NEW.hash WHERE chain = NEW.chain;
 END
