@@ -17,6 +17,7 @@ import requests
 
 from tests.live import manage
 from tests.reliability.support import gunicorn_workers, wait_until
+from tests.security.reports import record
 
 pytestmark = pytest.mark.services
 
@@ -28,6 +29,7 @@ def test_workers_killed_mid_write_leave_every_audit_chain_whole(fault_stack):
     persona = stack.personas["globex-key"]
     headers = persona.headers()
     stored: list[str] = []
+    cut: list[str] = []  # requests without an answer (the kill cut them)
     stop = threading.Event()
 
     def client(n: int) -> None:
@@ -47,6 +49,7 @@ def test_workers_killed_mid_write_leave_every_audit_chain_whole(fault_stack):
                     stored.append(name)
                     session.get(f"{stack.base}{URL}/{name}", headers=headers, timeout=15)
             except requests.RequestException:
+                cut.append(name)
                 session = requests.Session()
                 time.sleep(0.05)
 
@@ -66,7 +69,7 @@ def test_workers_killed_mid_write_leave_every_audit_chain_whole(fault_stack):
         for thread in threads:
             thread.join(30)
 
-    assert "verified" in manage("verify_audit_chain", "--tenant", persona.tenant_id, env=stack.env)
+    verified = manage("verify_audit_chain", "--tenant", persona.tenant_id, env=stack.env)
     with psycopg.connect(stack.env["DATABASE_URL"]) as db:
         created = db.execute(
             "SELECT resource->>'name', count(*) FROM adminops_auditentry"
@@ -84,8 +87,21 @@ def test_workers_killed_mid_write_leave_every_audit_chain_whole(fault_stack):
             " WHERE action = 'CREDENTIAL_SECRET_READ' AND resource->>'name' LIKE 'kill-%'"
         ).fetchone()[0]
         counted = db.execute(
-            "SELECT coalesce(sum(access_count), 0) FROM vault_credential WHERE integration_id LIKE 'kill-%'"
+            "SELECT coalesce(sum(access_count), 0)::bigint FROM vault_credential"
+            " WHERE integration_id LIKE 'kill-%'"
         ).fetchone()[0]
+    figures = {
+        "workers_killed": len(workers_before),
+        "requests_cut": len(cut),
+        "stores_answered_200": len(stored),
+        "credentials": len(rows),
+        "created_entries": sum(n for _, n in created),
+        "read_entries": reads,
+        "reads_counted": counted,
+        "verify_audit_chain": verified,
+    }
+    record("reliability", "gunicorn_workers_killed_mid_write_audit_chain", figures)
+    assert "verified" in verified, figures
     assert all(n == 1 for _, n in created)  # no duplicate entry
     assert {name for name, _ in created} == rows  # no change without its entry, no entry without it
     assert set(stored) <= rows  # every store answered 200 is there
