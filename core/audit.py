@@ -75,9 +75,10 @@ def audit_record(
             if not _append(entry, *locked):  # a locked head cannot move: never a fork
                 raise RuntimeError(f"The audit chain head {locked[0]} moved while locked.")
     # Also when the transaction rolls back later: the head then is not where this says, and the
-    # next entry's compare-and-set finds so and takes a locked head.
+    # next entry's INSERT finds so and takes a locked head.
     _LAST_HEADS.by_owner[owner] = (entry.chain, entry.seq, entry.hash)
-    return entry
+    # The stored row as the ORM loads one, so that the model's own `save()` refuses to change it.
+    return AuditEntry.from_db(connection.alias, _ATTNAMES, [getattr(entry, name) for name in _ATTNAMES])
 
 
 class _LastHeads(threading.local):
@@ -100,15 +101,11 @@ def _append(entry: AuditEntry, chain: str, seq: int, last_hash: str) -> bool:
     params = [field.get_db_prep_save(getattr(entry, field.attname), connection) for field in _COLUMNS]
     with connection.cursor() as cursor:
         cursor.execute(_insert_sql(), params)
-        if cursor.rowcount != 1:
-            return False
-    # A stored row from now on, as Django's documentation marks one it loads (`Model.from_db`), so
-    # the model's own `save()` refuses to change it.
-    entry._state.adding, entry._state.db = False, connection.alias
-    return True
+        return cursor.rowcount == 1
 
 
 _COLUMNS = AuditEntry._meta.concrete_fields
+_ATTNAMES = [field.attname for field in _COLUMNS]
 
 
 @cache

@@ -18,6 +18,7 @@ import requests
 from tests.live import manage
 from tests.reliability.support import gunicorn_workers, wait_until
 from tests.security.reports import record
+from tests.security.stack import Persona
 
 pytestmark = pytest.mark.services
 
@@ -26,8 +27,12 @@ URL = "/api/v1/credentials"
 
 def test_workers_killed_mid_write_leave_every_audit_chain_whole(fault_stack):
     stack = fault_stack
-    persona = stack.personas["globex-key"]
-    headers = persona.headers()
+    # A tenant of its own: the other faults' tenants keep only the rows they seed.
+    tenant_id = manage("createtenant", "audit-faults", env=stack.env)
+    key = manage(
+        "createapikey", "--tenant", tenant_id, "--name", "audit-faults", "--scope", "*", env=stack.env
+    )
+    headers = Persona("audit-faults-key", tenant_id, key).headers()
     stored: list[str] = []
     cut: list[str] = []  # requests without an answer (the kill cut them)
     stop = threading.Event()
@@ -69,7 +74,7 @@ def test_workers_killed_mid_write_leave_every_audit_chain_whole(fault_stack):
         for thread in threads:
             thread.join(30)
 
-    verified = manage("verify_audit_chain", "--tenant", persona.tenant_id, env=stack.env)
+    verified = manage("verify_audit_chain", "--tenant", tenant_id, env=stack.env)
     with psycopg.connect(stack.env["DATABASE_URL"]) as db:
         created = db.execute(
             "SELECT resource->>'name', count(*) FROM adminops_auditentry"
