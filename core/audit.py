@@ -3,13 +3,15 @@ each tenant's entries linked by HMAC hash chains that `verify_audit_chain` check
 
 A tenant's entries go to a small, fixed set of chains (`AUDIT_CHAIN_STRIPES`, named `<tenant>`,
 `<tenant>.1`, `<tenant>.2`, ...), each an independent, verifiable HMAC chain with its own head row.
-Moving a head is a compare-and-set that skips a head another transaction holds
-(`FOR UPDATE SKIP LOCKED`), so two concurrent audited changes of one tenant never wait for each
-other's COMMIT.
+An entry moves its chain's head in the statement that inserts it: a database trigger (core
+migration 0002) lets the row in only as the next link of a head no other transaction holds (`FOR
+UPDATE SKIP LOCKED` on PostgreSQL) and moves that head onto it; otherwise the INSERT inserts
+nothing. So two concurrent audited changes of one tenant never wait for each other's COMMIT, and a
+chain never forks.
 
 Each thread remembers the head it last moved, per tenant, and links its next entry to it: one
-UPDATE moves the head, one INSERT writes the entry. When that head has moved on or is held (another
-writer took it), the writer locks the first free head after it (in chain order, wrapping round), so
+INSERT appends the entry. When that head has moved on or is held (another writer took it), the
+writer locks the first free head after it (in chain order, wrapping round) and inserts again, so
 writers that met on one chain part and then each keep their own; with no contention every entry goes
 to the first chain. A transaction that already holds a head gets it again (its own lock is never
 skipped), so it never waits on its tenant's heads. docs/decisions.md has the reasoning."""
@@ -25,7 +27,7 @@ from datetime import UTC
 from functools import cache
 
 from django.conf import settings
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import Case, Q, When
 from django.utils import timezone
 
@@ -68,15 +70,15 @@ def audit_record(
     # No savepoint of its own inside the caller's transaction: an entry that fails to write must
     # fail the change it records anyway.
     with transaction.atomic(savepoint=False):
-        if last is None or not _head_move(entry, *last):
+        if last is None or not _append(entry, *last):
             locked = _locked_head(owner, after=last[0] if last else None)
-            if not _head_move(entry, *locked):  # a locked head cannot move: never a fork
+            if not _append(entry, *locked):  # a locked head cannot move: never a fork
                 raise RuntimeError(f"The audit chain head {locked[0]} moved while locked.")
-        entry.save(force_insert=True)
     # Also when the transaction rolls back later: the head then is not where this says, and the
-    # next entry's compare-and-set finds so and takes a locked head.
+    # next entry's INSERT finds so and takes a locked head.
     _LAST_HEADS.by_owner[owner] = (entry.chain, entry.seq, entry.hash)
-    return entry
+    # The stored row as the ORM loads one, so that the model's own `save()` refuses to change it.
+    return AuditEntry.from_db(connection.alias, _ATTNAMES, [getattr(entry, name) for name in _ATTNAMES])
 
 
 class _LastHeads(threading.local):
@@ -90,14 +92,29 @@ class _LastHeads(threading.local):
 _LAST_HEADS = _LastHeads()
 
 
-def _head_move(entry: AuditEntry, chain: str, seq: int, last_hash: str) -> bool:
-    """Link `entry` after the head (seq, last_hash) of `chain` and move the head onto it, if the head
-    is still there and no other transaction holds it (this one's own lock is never skipped). The
-    head stays locked until the caller's transaction ends."""
+def _append(entry: AuditEntry, chain: str, seq: int, last_hash: str) -> bool:
+    """Link `entry` after the head (seq, last_hash) of `chain` and insert it: the database moves the
+    head onto it in the same statement if the head is still there and no other transaction holds it
+    (this one's own lock is never skipped), else inserts nothing (False). The head stays locked
+    until the caller's transaction ends."""
     _link(entry, chain, seq, last_hash)
-    current = AuditChainHead.objects.filter(chain=chain, last_hash=last_hash)  # a hash names one entry
-    free = _unheld(current).values("chain")
-    return AuditChainHead.objects.filter(chain__in=free).update(seq=entry.seq, last_hash=entry.hash) == 1
+    params = [field.get_db_prep_save(getattr(entry, field.attname), connection) for field in _COLUMNS]
+    with connection.cursor() as cursor:
+        cursor.execute(_insert_sql(), params)
+        return cursor.rowcount == 1
+
+
+_COLUMNS = AuditEntry._meta.concrete_fields
+_ATTNAMES = [field.attname for field in _COLUMNS]
+
+
+@cache
+def _insert_sql() -> str:
+    """One entry's INSERT (a plain one: the ORM's `save()` does not say whether a row went in)."""
+    quote = connection.ops.quote_name
+    columns = ", ".join(quote(field.column) for field in _COLUMNS)
+    values = ", ".join(["%s"] * len(_COLUMNS))
+    return f"INSERT INTO {quote(AuditEntry._meta.db_table)} ({columns}) VALUES ({values})"  # noqa: S608
 
 
 def _owner(tenant) -> str:

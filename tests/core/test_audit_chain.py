@@ -6,8 +6,8 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.db import connection, transaction
 
-from core.audit import audit_chain_verify, audit_chains, audit_record, system_actor
-from core.models import AuditEntry
+from core.audit import audit_chain_verify, audit_chains, audit_record, link_hash, system_actor
+from core.models import AuditChainHead, AuditEntry
 
 pytestmark = pytest.mark.django_db
 
@@ -69,6 +69,48 @@ def test_a_removed_last_entry_is_detected(tenant):
     entries = write(tenant)
     AuditEntry.objects.filter(id=entries[2].id)._raw_delete(AuditEntry.objects.db)
     assert audit_chain_verify(str(tenant.id)) == ["entries after #2 are missing (the chain ends at #3)"]
+
+
+def entry_after(entry, n: int) -> AuditEntry:
+    """An entry linked after `entry` by hand, as a writer with database access could make one."""
+    forged = AuditEntry(
+        tenant_id=entry.tenant_id,
+        chain=entry.chain,
+        seq=entry.seq + 1,
+        action="THING_DONE",
+        category="tests",
+        actor=system_actor("tests"),
+        resource={"type": "thing", "id": str(n)},
+        details={"n": n},
+        prev_hash=entry.hash,
+    )
+    forged.hash = link_hash(forged)
+    return forged
+
+
+def test_an_entry_that_does_not_link_onto_its_chain_head_is_not_written(tenant):
+    entries = write(tenant)
+    forged = entry_after(entries[2], 99)  # #4, but linked to #1's hash
+    forged.prev_hash = entries[0].hash
+    forged.hash = link_hash(forged)
+    AuditEntry.objects.bulk_create([forged])
+    assert AuditEntry.objects.count() == 3
+    assert audit_chain_verify(str(tenant.id)) == []
+    assert [e.seq for e in write(tenant, 1)] == [4]
+
+
+def test_a_writer_that_moves_the_head_before_its_entry_still_writes_it(tenant):
+    """A process of the release before the database moved heads itself (the head's UPDATE, then
+    the entry), still running during a rolling deploy, loses no entry."""
+    last = write(tenant)[-1]
+    entry = entry_after(last, 4)
+    with transaction.atomic():
+        AuditChainHead.objects.filter(chain=last.chain).update(seq=entry.seq, last_hash=entry.hash)
+        AuditEntry.objects.bulk_create([entry])
+    assert AuditEntry.objects.count() == 4
+    write(tenant, 1)  # this thread's head moved on without it: it writes on
+    assert AuditEntry.objects.count() == 5
+    assert all(audit_chain_verify(chain) == [] for chain in audit_chains(str(tenant.id)))
 
 
 def test_secret_bearing_details_are_refused(tenant):

@@ -22,15 +22,15 @@ from vault.services.credentials import credential_store
 
 URL = "/api/v1/credentials"
 # An audited change, as production runs it (outside any test transaction), in a warm thread (it
-# remembers the audit chain head it moved last): BEGIN, the change, the head's move (one
-# compare-and-set UPDATE that also locks it), the entry, COMMIT.
-AUDITED_CHANGE = 5
-# What an audit entry costs beyond its INSERT: the move of its chain's head, an UPDATE of its own.
-AUDIT_APPEND_EXTRA = 1
+# remembers the audit chain head it moved last): BEGIN, the change, the entry (its INSERT moves and
+# locks its chain's head: core migration 0002), COMMIT.
+AUDITED_CHANGE = 4
+# What an audit entry costs beyond its INSERT: nothing (the head moves in the INSERT's statement).
+AUDIT_APPEND_EXTRA = 0
 # Tool execute, as production runs it (outside any test transaction), warm: the connection with the
 # tenant's approval policy comes from the routing cache (toolhub.routing) and its live credential
 # from the use cache (vault.caches), then one transaction writes the execution record, its
-# credential's counted access and the audit entry (the head's move, the entry) between its BEGIN
+# credential's counted access and the audit entry (which moves its chain's head) between its BEGIN
 # and COMMIT.
 EXECUTE_QUERIES = 1 + 3 + AUDIT_APPEND_EXTRA + 1
 LISTING_QUERIES = 0
@@ -85,8 +85,8 @@ def test_a_cold_key_lookup_adds_one_query(api, credentials, django_assert_max_nu
 @pytest.mark.django_db(transaction=True)
 def test_decrypted_get_is_a_read_and_one_audit_entry(api, credentials, django_assert_num_queries):
     warm(api)
-    # One transaction: BEGIN, the credential (locked), the head's move, the entry, COMMIT. The
-    # database counts the read from its entry (vault migration 0005): no UPDATE is sent.
+    # One transaction: BEGIN, the credential (locked), the entry (which moves its chain's head),
+    # COMMIT. The database counts the read from its entry (vault migration 0005): no UPDATE is sent.
     with django_assert_num_queries(1 + AUDITED_CHANGE - 1):
         assert_ok(api.get(f"{URL}/perf-2"))
     read = AuditEntry.objects.filter(action="CREDENTIAL_SECRET_READ", resource__name="perf-2").get()
