@@ -48,6 +48,8 @@ STATE_STATUSES = {
     "PATCH /api/v1/api-keys/{key_id}": ["422"],
     # an empty body rotates by refreshing: the credential must be refreshable
     "POST /api/v1/credentials/{credential_id}/rotate": ["422"],
+    # the client's type, grant types and redirect URIs after the change must still hold together
+    "PATCH /api/v1/oauth-clients/{oauth_client_id}": ["422"],
     # the code, refresh token or client the grant names must exist
     "POST /oauth/token": ["400"],
     # the tool in the path decides the input's schema
@@ -60,9 +62,6 @@ STATE_STATUSES = {
     "PATCH /api/v1/admin/tenants/{tenant_id}": ["422"],
     # MCP: the stateless revision's headers repeat the message (method, tool), params are MCP's
     "POST /mcp": ["400"],
-    # not stated yet: one field's rule that depends on another's value
-    "POST /api/v1/oauth-clients": ["422"],
-    "POST /oauth/register": ["400"],
 }
 # Upstream failures (a token endpoint that cannot be reached while a credential is refreshed) are
 # answered 502/504 by design and documented; a crash is a 500, still a failure, and the server log is
