@@ -274,6 +274,8 @@ SPECTACULAR_SETTINGS = {
     "ENUM_NAME_OVERRIDES": {
         "IngestionPlatformEnum": "knowledge.models.PLATFORM_TYPES",
         "ActiveOrInactiveEnum": ["active", "inactive"],  # what a PATCH sets a status to
+        "GrantTypeEnum": "identity.provider.GRANT_TYPES",
+        "RegisteredGrantTypeEnum": "identity.services.registration.REGISTRATION_GRANTS",
     },
     # The docs' sections, in this order, each with its description (tests/test_openapi_schema.py
     # holds every operation to a summary and a declared tag, and every tag to an operation).

@@ -6,7 +6,23 @@ from __future__ import annotations
 
 from urllib.parse import urlsplit
 
+from core.api.fields import matches_pattern
+
 LOOPBACK_HOSTS = frozenset({"127.0.0.1", "::1", "localhost"})
+# The rule as one pattern, the one the API schema states (identity.apis): https and a dotted host
+# name (or an IPv4 address), or http on a loopback address; an optional port up to 65535; a path
+# and query of printable ASCII without spaces, `#` or backslashes. `$` ends the value (a trailing
+# newline is refused, as a JSON Schema validator reads `$`).
+_LABEL = "[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
+HOST_PATTERN = f"{_LABEL}(?:\\.{_LABEL})*"
+PORT_PATTERN = "(?::(?:[0-9]{1,4}|[0-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5]))?"
+_LOOPBACK = "(?:127\\.0\\.0\\.1|\\[::1\\]|[Ll][Oo][Cc][Aa][Ll][Hh][Oo][Ss][Tt])"
+REDIRECT_URI_PATTERN = (
+    f"^(?:[Hh][Tt][Tt][Pp][Ss]://{HOST_PATTERN}|[Hh][Tt][Tt][Pp]://{_LOOPBACK}){PORT_PATTERN}"
+    '(?:[/?][!-"$-\\[\\]-~]*)?$'
+)
+# A browser origin an OAuth client's tokens may be used from: scheme://host[:port], no path.
+ORIGIN_PATTERN = f"^[Hh][Tt][Tt][Pp][Ss]?://{HOST_PATTERN}{PORT_PATTERN}/?$"
 
 
 def redirect_uri_problem(uri: object) -> str | None:
@@ -24,9 +40,14 @@ def redirect_uri_problem(uri: object) -> str | None:
         return "A redirect URI must not contain a fragment."
     if "@" in parts.netloc:
         return "A redirect URI must not carry credentials."
-    if parts.scheme == "https" or (parts.scheme == "http" and parts.hostname in LOOPBACK_HOSTS):
-        return None
-    return "A redirect URI must use https, or http on a loopback address (127.0.0.1, [::1], localhost)."
+    if parts.scheme != "https" and not (parts.scheme == "http" and parts.hostname in LOOPBACK_HOSTS):
+        return "A redirect URI must use https, or http on a loopback address (127.0.0.1, [::1], localhost)."
+    if not matches_pattern(REDIRECT_URI_PATTERN, uri):
+        return (
+            "A redirect URI is https://host[:port][/path][?query] with a dotted host name or IPv4 address "
+            "(or http on a loopback address), in printable ASCII without spaces or backslashes."
+        )
+    return None
 
 
 def is_loopback(uri: str) -> bool:

@@ -4,6 +4,8 @@ value error or an accepted value."""
 
 from __future__ import annotations
 
+import re
+
 from django.core.validators import RegexValidator
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
@@ -65,6 +67,12 @@ class UrlField(_StringOnly, serializers.CharField):
                 f"Invalid URL format: {refusal.reason}", code=f"value_error.url.{kind}"
             ) from None
         return value
+
+
+def matches_pattern(pattern: str, value: str) -> bool:
+    """Whether `value` matches a schema's `pattern` as a JSON Schema validator reads it: a search,
+    where `$` is the end of the value (Python's `$` would also take a trailing newline)."""
+    return re.search(pattern, value) is not None and not value.endswith("\n")
 
 
 class StrictChoiceField(_StringOnly, serializers.ChoiceField):

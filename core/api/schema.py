@@ -26,7 +26,7 @@ def id_pattern(prefix: str = "", *, hex_digits: bool = False) -> str:
 # value is a 400 (/api/v1) or 422 (/v2), never a lookup.
 PATH_ID_PATTERNS = {
     "approval_id": id_pattern("apr_", hex_digits=True),
-    "client_id": id_pattern("client-"),
+    "oauth_client_id": id_pattern("client-"),
     "configuration_id": id_pattern("scfg-"),
     "connection_id": id_pattern("conn_", hex_digits=True),
     "credential_id": id_pattern("cred-"),

@@ -3,20 +3,21 @@
 
 from __future__ import annotations
 
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import extend_schema, extend_schema_field
 from rest_framework import serializers
 from rest_framework.decorators import action
 
 from core.access import ADMIN, ADMIN_WRITE
 from core.api.envelopes import envelope
+from core.api.fields import StrictCharField, StrictChoiceField, StrictIntegerField
 from core.api.ids import path_id
-from core.api.schema import closed_input, v1_envelope
+from core.api.schema import closed_input, one_of, v1_envelope
 from core.api.timestamps import iso_ms
 from core.api.validation import validated
 from core.api.views import TenantAPIView, TenantViewSet
 from core.audit import actor_of
 from core.people import tenant_ref
-from core.scopes import service_scopes
+from core.scopes import AREA_WILDCARDS, SCOPES, service_scopes
 from identity.apis.fields import (
     PAGE_PARAMETERS,
     obj,
@@ -28,7 +29,9 @@ from identity.apis.fields import (
     when,
 )
 from identity.models import OAuthClient
-from identity.provider import DEFAULT_LIFETIMES, lifetime
+from identity.netaddr import NETWORK_PATTERN
+from identity.provider import DEFAULT_LIFETIMES, GRANT_TYPES, LIFETIME_BOUNDS, lifetime
+from identity.redirects import ORIGIN_PATTERN, REDIRECT_URI_PATTERN
 from identity.selectors import oauth_client_get, oauth_client_list
 from identity.services import oauth as svc
 
@@ -146,39 +149,114 @@ def client_detail(client: OAuthClient) -> dict:
     }
 
 
-def _uri_list(**kwargs):
-    return serializers.ListField(child=serializers.CharField(max_length=2000), max_length=100, **kwargs)
+class _AsSent(StrictCharField):
+    """A JSON string kept as sent (no trimming): identity.services.oauth checks it against the rule
+    its schema states (a 422 that says why)."""
+
+    max_chars = 200
+
+    def __init__(self, **kwargs):
+        super().__init__(max_length=self.max_chars, trim_whitespace=False, **kwargs)
 
 
-def _scope_list(**kwargs):
-    return serializers.ListField(child=serializers.CharField(max_length=200), max_length=100, **kwargs)
+@extend_schema_field({"type": "string", "maxLength": 2000, "pattern": REDIRECT_URI_PATTERN})
+class _RedirectUri(_AsSent):
+    max_chars = 2000
+
+
+@extend_schema_field({"type": "string", "maxLength": 2000, "pattern": ORIGIN_PATTERN})
+class _Origin(_AsSent):
+    max_chars = 2000
+
+
+@extend_schema_field({"type": "string", "maxLength": 200, "pattern": NETWORK_PATTERN})
+class _Network(_AsSent):
+    pass
+
+
+@extend_schema_field({"type": "string", "enum": list(GRANT_TYPES)})
+class _Grant(_AsSent):
+    pass
+
+
+@extend_schema_field({"type": "string", "enum": [*SCOPES, *AREA_WILDCARDS]})
+class _Scope(_AsSent):
+    pass
+
+
+def _list(child, **kwargs):
+    return serializers.ListField(child=child, max_length=100, **kwargs)
+
+
+def _lifetime(name: str):
+    low, high = LIFETIME_BOUNDS[name]  # checked by the service (a 422 that names the bounds)
+    schema = {"type": "integer", "minimum": low, "maximum": high, "description": "Seconds."}
+    return extend_schema_field(schema)(type(name, (StrictIntegerField,), {}))(required=False)
 
 
 class TokenSettingsInputSerializer(serializers.Serializer):
-    accessTokenLifetime = serializers.IntegerField(required=False, help_text="Seconds.")
-    refreshTokenLifetime = serializers.IntegerField(required=False, help_text="Seconds.")
+    accessTokenLifetime = _lifetime("accessTokenLifetime")
+    refreshTokenLifetime = _lifetime("refreshTokenLifetime")
 
     class Meta:
         ref_name = "OAuthClientTokenSettingsInput"
 
 
+# What identity.services.oauth refuses, by grant types: `client_credentials` for a confidential
+# client only, `refresh_token` only beside `authorization_code`, which needs a redirect URI.
+_CONFIDENTIAL = {"enum": [OAuthClient.ClientType.CONFIDENTIAL]}
+_REDIRECTS = {"type": "array", "minItems": 1}
+
+
+def _only(*grants: str) -> dict:
+    return {"type": "array", "items": {"enum": list(grants)}}
+
+
+_CLIENT_VARIANTS = (
+    {"properties": {"clientType": _CONFIDENTIAL, "grantTypes": _only("client_credentials")}},
+    {
+        "properties": {
+            "grantTypes": _only("authorization_code", "refresh_token") | {"not": _only("refresh_token")},
+            "redirectUris": _REDIRECTS,
+        },
+        "required": ["redirectUris"],
+    },
+    {
+        "properties": {
+            "clientType": _CONFIDENTIAL,
+            "grantTypes": {
+                "allOf": [
+                    {"not": _only("client_credentials", "refresh_token")},
+                    {"not": _only("authorization_code", "refresh_token")},
+                ]
+            },
+            "redirectUris": _REDIRECTS,
+        },
+        "required": ["redirectUris"],
+    },
+)
+
+
 @extend_schema(tags=["oauth-clients"])
 class OAuthClientViewSet(TenantViewSet):
-    # /api/v1/oauth-clients: list and create; /api/v1/oauth-clients/{clientId}: get, update, delete,
-    # rotate-secret. The path id is the record's `id`, bare or as `client-<uuid>`.
-    lookup_url_kwarg = "client_id"
+    # /api/v1/oauth-clients: list and create; /api/v1/oauth-clients/{oauth_client_id}: get, update,
+    # delete, rotate-secret. The path id is the record's `id`, bare or as `client-<uuid>`: named
+    # `oauth_client_id`, not `client_id`, which readers of the schema (schemathesis's links among
+    # them) would fill with the OAuth `clientId`.
+    lookup_url_kwarg = "oauth_client_id"
     access = ADMIN
 
+    @one_of(*_CLIENT_VARIANTS)
     class InputSerializer(serializers.Serializer):
-        name = serializers.CharField(max_length=255)
-        description = serializers.CharField(max_length=2000, required=False, allow_blank=True, default="")
-        clientType = serializers.ChoiceField(choices=OAuthClient.ClientType.values)
-        redirectUris = _uri_list(required=False, default=list)  # authorization_code needs one
-        grantTypes = _scope_list()
-        scopes = _scope_list()
-        allowedOrigins = _uri_list(required=False, default=list)
-        ipWhitelist = _scope_list(required=False, default=list)
-        toolPatterns = _scope_list(required=False, default=list)
+        name = StrictCharField(max_length=255)
+        description = StrictCharField(max_length=2000, required=False, allow_blank=True, default="")
+        clientType = StrictChoiceField(choices=OAuthClient.ClientType.values)
+        redirectUris = _list(_RedirectUri(), required=False, default=list)
+        grantTypes = _list(_Grant(), min_length=1)
+        scopes = _list(_Scope())
+        allowedOrigins = _list(_Origin(), required=False, default=list)
+        ipWhitelist = _list(_Network(), required=False, default=list)
+        toolPatterns = _list(StrictCharField(max_length=200), required=False, default=list)
         tokenSettings = TokenSettingsInputSerializer(required=False, default=dict)
 
         class Meta:
@@ -186,17 +264,17 @@ class OAuthClientViewSet(TenantViewSet):
 
     @closed_input
     class PatchSerializer(serializers.Serializer):
-        name = serializers.CharField(max_length=255, required=False)
-        description = serializers.CharField(max_length=2000, required=False, allow_blank=True)
-        clientType = serializers.ChoiceField(choices=OAuthClient.ClientType.values, required=False)
-        redirectUris = _uri_list(required=False, allow_empty=True)
-        grantTypes = _scope_list(required=False)
-        scopes = _scope_list(required=False)
-        allowedOrigins = _uri_list(required=False)
-        ipWhitelist = _scope_list(required=False)
-        toolPatterns = _scope_list(required=False)
+        name = StrictCharField(max_length=255, required=False)
+        description = StrictCharField(max_length=2000, required=False, allow_blank=True)
+        clientType = StrictChoiceField(choices=OAuthClient.ClientType.values, required=False)
+        redirectUris = _list(_RedirectUri(), required=False)
+        grantTypes = _list(_Grant(), required=False, min_length=1)
+        scopes = _list(_Scope(), required=False)
+        allowedOrigins = _list(_Origin(), required=False)
+        ipWhitelist = _list(_Network(), required=False)
+        toolPatterns = _list(StrictCharField(max_length=200), required=False)
         tokenSettings = TokenSettingsInputSerializer(required=False)
-        status = serializers.ChoiceField(choices=["active", "inactive"], required=False)
+        status = StrictChoiceField(choices=["active", "inactive"], required=False)
 
         class Meta:
             ref_name = "OAuthClientUpdateInput"
@@ -204,7 +282,7 @@ class OAuthClientViewSet(TenantViewSet):
     def get_object(self, *, include_deleted: bool = True) -> OAuthClient:
         return oauth_client_get(
             tenant=self.tenant,
-            client_id=path_id(self.kwargs["client_id"], name="clientId", prefix=CLIENT_PATH_PREFIX),
+            client_id=path_id(self.kwargs["oauth_client_id"], name="clientId", prefix=CLIENT_PATH_PREFIX),
             include_deleted=include_deleted,
         )
 
@@ -260,7 +338,7 @@ class OAuthClientViewSet(TenantViewSet):
         summary="Get an OAuth client with its settings and usage",
         responses={200: v1_envelope("OAuthClientDetailEnvelope", obj())},
     )
-    def retrieve(self, request, client_id: str):
+    def retrieve(self, request, oauth_client_id: str):
         return envelope(client_detail(self.get_object()), message="OAuth client retrieved.")
 
     @extend_schema(
@@ -269,7 +347,7 @@ class OAuthClientViewSet(TenantViewSet):
         request=PatchSerializer,
         responses={200: v1_envelope("OAuthClientUpdateEnvelope", obj())},
     )
-    def partial_update(self, request, client_id: str):
+    def partial_update(self, request, oauth_client_id: str):
         client = self.get_object(include_deleted=False)
         data = validated(self.PatchSerializer, request.data, reject_unknown=True)
         client, diff = svc.oauth_client_update(
@@ -291,7 +369,7 @@ class OAuthClientViewSet(TenantViewSet):
         summary="Delete an OAuth client and revoke its tokens",
         responses={200: v1_envelope("OAuthClientDeleteEnvelope", obj())},
     )
-    def destroy(self, request, client_id: str):
+    def destroy(self, request, oauth_client_id: str):
         client = self.get_object()
         client, revoked, previous = svc.oauth_client_delete(
             tenant=self.tenant,
@@ -319,7 +397,7 @@ class OAuthClientViewSet(TenantViewSet):
         responses={200: v1_envelope("OAuthClientRotateSecretEnvelope", obj())},
     )
     @action(detail=True, methods=["post"], url_path="rotate-secret")
-    def rotate_secret(self, request, client_id: str):
+    def rotate_secret(self, request, oauth_client_id: str):
         client = self.get_object()
         client, secret = svc.oauth_client_rotate_secret(
             tenant=self.tenant,

@@ -5,7 +5,7 @@ address (RATE_LIMIT_CLIENT_REGISTRATION), audited; answers and errors take the R
 from __future__ import annotations
 
 from django.conf import settings
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import extend_schema, extend_schema_field
 from rest_framework import serializers
 from rest_framework.exceptions import ParseError
 from rest_framework.response import Response
@@ -16,17 +16,58 @@ from core.audit import client_ip
 from identity.apis.fields import record, strings, text
 from identity.apis.oauth_provider import no_store, oauth_error_response
 from identity.models import OAuthClient
-from identity.services.registration import ClientMetadataInvalid, oauth_client_register
+from identity.redirects import REDIRECT_URI_PATTERN
+from identity.services.registration import (
+    CLIENT_NAME_PATTERN,
+    MAX_REDIRECT_URIS,
+    REGISTRATION_GRANTS,
+    SCOPE_PATTERN,
+    ClientMetadataInvalid,
+    oauth_client_register,
+)
+
+
+def _stated(schema: dict, **kwargs) -> serializers.Field:
+    return extend_schema_field(schema)(type("Stated", (serializers.JSONField,), {}))(**kwargs)
 
 
 class OAuthRegisterApi(PublicAPIView):
+    # The metadata as identity.services.registration reads it (the body is not this serializer's:
+    # the service checks it, and answers in RFC 7591's shape); unknown fields are ignored.
     class MetadataSerializer(serializers.Serializer):
-        redirect_uris = strings()
-        client_name = text(required=False)
-        grant_types = strings(required=False)
-        response_types = strings(required=False)
-        token_endpoint_auth_method = serializers.ChoiceField(["none"], required=False)
-        scope = text(required=False)
+        redirect_uris = _stated(
+            {
+                "type": "array",
+                "minItems": 1,
+                "maxItems": MAX_REDIRECT_URIS,
+                "items": {"type": "string", "pattern": REDIRECT_URI_PATTERN},
+            }
+        )
+        client_name = _stated(
+            {"type": "string", "maxLength": 255, "pattern": CLIENT_NAME_PATTERN, "nullable": True},
+            required=False,
+            help_text="Shown on the consent page; null or absent: `Application at <host>`.",
+        )
+        grant_types = _stated(
+            {
+                "type": "array",
+                "minItems": 1,
+                "items": {"type": "string", "enum": list(REGISTRATION_GRANTS)},
+                "not": {"items": {"enum": ["refresh_token"]}},
+            },
+            required=False,
+            help_text="authorization_code, and refresh_token if wanted (default authorization_code).",
+        )
+        response_types = _stated(
+            {"type": "array", "minItems": 1, "maxItems": 1, "items": {"type": "string", "enum": ["code"]}},
+            required=False,
+        )
+        token_endpoint_auth_method = _stated({"type": "string", "enum": ["none"]}, required=False)
+        scope = _stated(
+            {"type": "string", "pattern": SCOPE_PATTERN, "nullable": True},
+            required=False,
+            help_text="Space-separated registrable scopes; null or absent: all of them.",
+        )
 
         class Meta:
             ref_name = "OAuthClientMetadata"

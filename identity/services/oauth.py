@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import timedelta
-from urllib.parse import urlsplit
 
 from django.db import IntegrityError, transaction
 from django.utils import timezone
@@ -17,6 +16,7 @@ from oauth2_provider.models import (
 from oauth2_provider.settings import oauth2_settings
 
 from core.api.errors import Conflict, ResourceNotFound, value_error
+from core.api.fields import matches_pattern
 from core.api.timestamps import iso_ms
 from core.audit import audit_record
 from core.models import Tenant
@@ -25,7 +25,7 @@ from core.scopes import DEFAULT_SERVICE_PERMISSIONS, service_scopes
 from identity.keys import SERVICE_CLIENT_PREFIX, SERVICE_SECRET_PREFIX, random_token
 from identity.models import OAuthClient, OAuthCodeUse, ServiceAccount
 from identity.provider import GRANT_TYPES, LIFETIME_BOUNDS
-from identity.redirects import redirect_uri_problem
+from identity.redirects import ORIGIN_PATTERN, redirect_uri_problem
 from identity.services.api_keys import ip_whitelist_check, scopes_check
 
 SERVICE_ACCOUNT_LIMIT = 25
@@ -55,9 +55,10 @@ def _check_client(spec: ClientSpec) -> None:
     if "authorization_code" in spec.grant_types and not spec.redirect_uris:
         raise value_error("redirectUris", "The authorization_code grant needs at least one redirect URI.")
     for index, origin in enumerate(spec.allowed_origins):
-        parts = urlsplit(origin)
-        if parts.scheme not in ("http", "https") or not parts.hostname or parts.path not in ("", "/"):
-            raise value_error(("allowedOrigins", index), "An origin is scheme://host[:port].")
+        if not matches_pattern(ORIGIN_PATTERN, origin):
+            raise value_error(
+                ("allowedOrigins", index), "An origin is http(s)://host[:port] with a dotted host name."
+            )
     scopes_check(spec.scopes)
     ip_whitelist_check(spec.ip_whitelist)
     for name, seconds in spec.token_settings.items():

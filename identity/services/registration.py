@@ -3,8 +3,10 @@ agents and IDEs that connect to /mcp with nothing but its address (docs/oauth.md
 
 from __future__ import annotations
 
+import re
 from urllib.parse import urlsplit
 
+from core.api.fields import matches_pattern
 from core.audit import audit_record
 from core.scopes import REGISTRABLE_SCOPES
 from identity.keys import random_token
@@ -25,6 +27,23 @@ class ClientMetadataInvalid(Exception):
 
 REGISTRATION_GRANTS = ("authorization_code", "refresh_token")
 MAX_REDIRECT_URIS = 10
+# What a client name may not hold (it is shown on the consent page): control characters (C0, DEL,
+# C1), separators other than the space, the format characters that hide or reorder text (soft
+# hyphen, zero-width and bidirectional controls, the byte order mark), the private use area and
+# the specials block. A pattern (the one the API schema states) where Python's `isprintable()`
+# follows the Unicode version of the interpreter. A lone surrogate (JSON's `\ud800` escapes can
+# spell one) is refused too: it is not text, and a JSON Schema pattern cannot name it.
+_NAME_REFUSED = (
+    "\\x00-\\x1f\\x7f-\\xa0\\xad\\u061c\\u1680\\u180e\\u2000-\\u200f\\u2028-\\u202f\\u205f-\\u206f"
+    "\\u3000\\ue000-\\uf8ff\\ufeff\\ufff9-\\uffff"
+)
+# Up to 255 characters (the schema's maxLength), at least one other than a space.
+CLIENT_NAME_PATTERN = f"^[^{_NAME_REFUSED}]*[^{_NAME_REFUSED} ][^{_NAME_REFUSED}]*$"
+# `scope` as `str.split()` reads it: registrable scopes between runs of whitespace (the characters
+# for which `str.isspace()` holds, spelled out: a JSON Schema `\\s` is another set).
+_SPACE = "[\\t-\\r\\x1c- \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]"
+_SCOPE = f"(?:{'|'.join(re.escape(scope) for scope in REGISTRABLE_SCOPES)})"
+SCOPE_PATTERN = f"^{_SPACE}*{_SCOPE}(?:{_SPACE}+{_SCOPE})*{_SPACE}*$"
 
 
 def oauth_client_register(*, metadata: dict, ip: str | None, request_id: str) -> OAuthClient:
@@ -94,9 +113,16 @@ def _client_name(metadata: dict, first_uri: str) -> str:
     name = metadata.get("client_name")
     if name is None:
         return f"Application at {urlsplit(first_uri).hostname}"
-    if not isinstance(name, str) or not name.strip() or len(name) > 255 or not name.isprintable():
+    if (
+        not isinstance(name, str)
+        or len(name) > 255
+        or not matches_pattern(CLIENT_NAME_PATTERN, name)
+        or any("\ud800" <= ch <= "\udfff" for ch in name)
+    ):
         raise ClientMetadataInvalid(
-            "invalid_client_metadata", "client_name is up to 255 printable characters."
+            "invalid_client_metadata",
+            "client_name is up to 255 characters, not only spaces, without control, format, private "
+            "use or separator characters other than the space.",
         )
     return name.strip()
 

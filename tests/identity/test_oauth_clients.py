@@ -112,6 +112,16 @@ def test_only_the_authorization_code_grant_needs_a_redirect_uri(as_owner):
         ({"scopes": ["ticketing:read"]}, 422, "scopes"),
         ({"scopes": "admin:read"}, 400, "scopes"),
         ({"name": ""}, 422, "name"),
+        ({"name": 7}, 400, "name"),
+        ({"grantTypes": []}, 422, "grantTypes"),
+        ({"grantTypes": ["refresh_token"]}, 422, "grantTypes"),
+        ({"redirectUris": [" https://app.example/cb"]}, 422, "redirectUris.0"),
+        ({"redirectUris": ["https://app example/cb"]}, 422, "redirectUris.0"),
+        ({"allowedOrigins": ["https://app.example/path"]}, 422, "allowedOrigins.0"),
+        ({"ipWhitelist": ["10.0.0.0/33"]}, 422, "ipWhitelist"),
+        ({"ipWhitelist": ["::ffff:10.0.0.1"]}, 422, "ipWhitelist"),
+        ({"ipWhitelist": [" 10.0.0.1"]}, 422, "ipWhitelist"),
+        ({"tokenSettings": {"accessTokenLifetime": "600"}}, 400, "tokenSettings.accessTokenLifetime"),
     ],
 )
 def test_bad_clients_are_refused(as_owner, fields, status, field):
@@ -132,6 +142,18 @@ def test_redirects_are_https_or_http_on_a_loopback_address(as_owner):
             create(as_owner, name=f"app {n}", grantTypes=["authorization_code"], redirectUris=[uri])
         )
         assert data["pkceRequired"] is True
+
+
+def test_origins_and_allow_lists_are_kept_as_sent(as_owner):
+    data = assert_ok(
+        create(
+            as_owner,
+            allowedOrigins=["https://app.example", "http://localhost:3000/"],
+            ipWhitelist=["10.0.0.0/8", "203.0.113.7", "2001:db8::/32", "::1"],
+        )
+    )
+    assert data["allowedOrigins"] == ["https://app.example", "http://localhost:3000/"]
+    assert data["ipWhitelist"] == ["10.0.0.0/8", "203.0.113.7", "2001:db8::/32", "::1"]
 
 
 def test_a_duplicate_name_is_409(as_owner, registered):

@@ -85,6 +85,13 @@ def test_a_public_client_registers_itself_and_belongs_to_no_tenant(agent):
         ({"response_types": ["token"]}, "invalid_client_metadata"),
         ({"scope": "vault:read *"}, "invalid_client_metadata"),
         ({"client_name": 7}, "invalid_client_metadata"),
+        ({"client_name": "   "}, "invalid_client_metadata"),
+        ({"client_name": "Desk\u202eagent"}, "invalid_client_metadata"),  # a bidirectional override
+        ({"client_name": "Desk\u200bagent"}, "invalid_client_metadata"),  # a zero-width space
+        ({"client_name": "Desk\tagent"}, "invalid_client_metadata"),
+        ({"client_name": "Desk\ud800agent"}, "invalid_client_metadata"),  # a lone surrogate
+        ({"client_name": "x" * 256}, "invalid_client_metadata"),
+        ({"redirect_uris": ["https://app.example/cb\n"]}, "invalid_redirect_uri"),
     ],
 )
 def test_a_registration_outside_the_rules_is_refused(anon, metadata, error):
@@ -92,6 +99,18 @@ def test_a_registration_outside_the_rules_is_refused(anon, metadata, error):
     assert response.status_code == 400 and response.json()["error"] == error, response.content
     assert response["Cache-Control"] == "no-store"
     assert not OAuthClient.objects.exists()
+
+
+def test_a_name_in_any_script_is_kept_and_a_null_name_or_scope_takes_the_default(anon):
+    named = register(
+        anon, client_name="  Agent de bureau, Zürich 東京 ✓ ", scope="\ttools:read  vault:read\n"
+    )
+    assert named.status_code == 201, named.content
+    assert named.json()["client_name"] == "Agent de bureau, Zürich 東京 ✓"
+    assert named.json()["scope"] == "tools:read vault:read"
+    unnamed = register(anon, client_name=None, scope=None)
+    assert unnamed.status_code == 201, unnamed.content
+    assert unnamed.json()["client_name"] == "Application at app.example"
 
 
 @pytest.mark.parametrize("body", ["[1, 2]", "not json"])

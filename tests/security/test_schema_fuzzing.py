@@ -48,6 +48,8 @@ STATE_STATUSES = {
     "PATCH /api/v1/api-keys/{key_id}": ["422"],
     # an empty body rotates by refreshing: the credential must be refreshable
     "POST /api/v1/credentials/{credential_id}/rotate": ["422"],
+    # the client's type, grant types and redirect URIs after the change must still hold together
+    "PATCH /api/v1/oauth-clients/{oauth_client_id}": ["422"],
     # the code, refresh token or client the grant names must exist
     "POST /oauth/token": ["400"],
     # the tool in the path decides the input's schema
@@ -60,14 +62,15 @@ STATE_STATUSES = {
     "PATCH /api/v1/admin/tenants/{tenant_id}": ["422"],
     # MCP: the stateless revision's headers repeat the message (method, tool), params are MCP's
     "POST /mcp": ["400"],
-    # not stated yet: one field's rule that depends on another's value
-    "POST /api/v1/oauth-clients": ["422"],
-    "POST /oauth/register": ["400"],
 }
 # Upstream failures (a token endpoint that cannot be reached while a credential is refreshed) are
 # answered 502/504 by design and documented; a crash is a 500, still a failure, and the server log is
 # searched for tracebacks below.
 NOT_A_SERVER_ERROR = '[checks.not_a_server_error]\nexpected-statuses = ["2xx", "3xx", "4xx", "502", "504"]\n'
+# `--checks all` turns on max_response_time (10 s unless set). CI runs two suites side by side on two
+# cores, where a realm create has taken 10.05 s; speed has its own targets (bench/), so this check
+# only catches a request that hangs: as long as the run's --request-timeout.
+MAX_RESPONSE_TIME = "[checks]\nmax_response_time = 20\n"
 LIMITS = {
     "RATE_LIMIT_PER_KEY": "1000000/m",
     "RATE_LIMIT_PER_TENANT": "1000000/m",
@@ -93,7 +96,7 @@ def _auth_files(tmp_path, stack, kind: str):
     wfc.write_text(json.dumps(document))
     config = tmp_path / f"schemathesis-{kind}.toml"
     auth = f'[auth.wfc]\npath = "{wfc}"\nuser = "{users[0]}"\npeers = {json.dumps(users)}\n'
-    config.write_text(f"{NOT_A_SERVER_ERROR}\n{auth}\n{_operations()}")
+    config.write_text(f"{MAX_RESPONSE_TIME}\n{NOT_A_SERVER_ERROR}\n{auth}\n{_operations()}")
     return config
 
 
