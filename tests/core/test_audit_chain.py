@@ -1,12 +1,13 @@
 """The audit trail is append-only and its hash chain shows an edited or removed entry."""
 
+import re
 import threading
 
 import pytest
 from django.core.management import CommandError, call_command
 from django.db import connection, transaction
 
-from core.audit import audit_chain_verify, audit_chains, audit_record, link_hash, system_actor
+from core.audit import INSERT_ENTRY, audit_chain_verify, audit_chains, audit_record, link_hash, system_actor
 from core.models import AuditChainHead, AuditEntry
 
 pytestmark = pytest.mark.django_db
@@ -111,6 +112,18 @@ def test_a_writer_that_moves_the_head_before_its_entry_still_writes_it(tenant):
     write(tenant, 1)  # this thread's head moved on without it: it writes on
     assert AuditEntry.objects.count() == 5
     assert all(audit_chain_verify(chain) == [] for chain in audit_chains(str(tenant.id)))
+
+
+def test_an_entry_is_written_with_every_column_the_model_has(tenant):
+    written = re.search(r'INSERT INTO "(\w+)" \(([^)]*)\) VALUES \(([^)]*)\)', INSERT_ENTRY)
+    columns = [name.strip().strip('"') for name in written[2].split(",")]
+
+    assert written[1] == AuditEntry._meta.db_table
+    assert columns == [field.column for field in AuditEntry._meta.concrete_fields]
+    assert written[3].split(", ") == ["%s"] * len(columns)
+    (entry,) = write(tenant, 1)
+    stored = AuditEntry.objects.get(id=entry.id)
+    assert (stored.details, stored.chain, stored.seq, stored.hash) == ({"n": 0}, entry.chain, 1, entry.hash)
 
 
 def test_secret_bearing_details_are_refused(tenant):
