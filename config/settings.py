@@ -301,6 +301,7 @@ SPECTACULAR_SETTINGS = {
 CELERY_BROKER_URL = env("CELERY_BROKER_URL", default=None) or REDIS_URL or "filesystem://"
 CELERY_BROKER_DIR = VAR_DIR / "celery"
 if CELERY_BROKER_URL.startswith("filesystem://"):
+    CELERY_BROKER_TRANSPORT = "core.broker:Transport"  # kombu's, with each message written whole
     for _folder in ("queue", "processed", "control"):
         (CELERY_BROKER_DIR / _folder).mkdir(parents=True, exist_ok=True)
     CELERY_BROKER_TRANSPORT_OPTIONS = {

@@ -67,18 +67,18 @@ def test_a_redelivered_finished_run_does_not_run_again():
 def test_when_the_broker_is_down_nothing_is_recorded_and_the_caller_gets_503():
     from config.celery import app
 
-    def point_broker_at(url):  # Celery caches connection and producer pools per app
-        app.conf.broker_url = url
+    def point_broker_at(url, transport):  # Celery caches connection and producer pools per app
+        app.conf.broker_url, app.conf.broker_transport = url, transport
         app._pool = None
         app.amqp._producer_pool = None
 
-    saved_url = app.conf.broker_url
-    point_broker_at("redis://127.0.0.1:1/0")
+    saved = app.conf.broker_url, app.conf.broker_transport
+    point_broker_at("redis://127.0.0.1:1/0", None)
     try:
         with pytest.raises(ServiceUnavailable):
             jobs.job_enqueue(name="cleanupExpiredSessions", triggered_by=system_actor("tests"))
     finally:
-        point_broker_at(saved_url)
+        point_broker_at(*saved)
     assert not JobRun.objects.exists()
 
 

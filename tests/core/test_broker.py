@@ -1,0 +1,68 @@
+"""The embedded broker (core.broker): a message is read whole or not at all, however a worker's
+polling meets its writing. Stock kombu's filesystem transport loses some of these messages (a
+worker takes a file before it is written; celery/kombu#1551)."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+from django.conf import settings
+from kombu import Connection
+
+MESSAGES = 2000
+
+
+def _options(tmp_path) -> dict:
+    for folder in ("queue", "processed"):
+        (tmp_path / folder).mkdir()
+    queue = str(tmp_path / "queue")
+    return {
+        "data_folder_in": queue,
+        "data_folder_out": queue,
+        "processed_folder": str(tmp_path / "processed"),
+    }
+
+
+def test_every_message_published_while_a_worker_polls_arrives_whole(tmp_path):
+    options, received, broken = _options(tmp_path), [], []
+
+    def publish():
+        with Connection(transport="core.broker:Transport", transport_options=options) as connection:
+            queue = connection.SimpleQueue("jobs")
+            for n in range(MESSAGES):
+                queue.put({"n": n, "body": "x" * 10_000})
+
+    def consume():
+        with Connection(transport="core.broker:Transport", transport_options=options) as connection:
+            queue, deadline = connection.SimpleQueue("jobs"), time.monotonic() + 120
+            while len(received) + len(broken) < MESSAGES and time.monotonic() < deadline:
+                try:
+                    message = queue.get(block=True, timeout=0.001)
+                except queue.Empty:
+                    continue
+                except ValueError as error:  # a file read before it was written
+                    broken.append(error)
+                    continue
+                received.append(message.payload["n"])
+                message.ack()
+
+    threads = [threading.Thread(target=consume), threading.Thread(target=publish)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+    assert broken == []
+    assert sorted(received) == list(range(MESSAGES))  # once each (kombu orders by the millisecond)
+    assert not any((tmp_path / "queue").iterdir())  # no partial file left behind
+
+
+@pytest.mark.skipif(not settings.CELERY_BROKER_URL.startswith("filesystem://"), reason="the embedded default")
+def test_the_embedded_default_uses_it():
+    from config.celery import app
+
+    with app.connection_for_write() as connection:
+        assert connection.transport_cls == "core.broker:Transport"
+        assert type(connection.transport).__module__ == "core.broker"
