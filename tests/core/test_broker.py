@@ -15,44 +15,49 @@ MESSAGES = 2000
 
 
 def _options(tmp_path) -> dict:
-    for folder in ("queue", "processed"):
+    for folder in ("queue", "processed", "control"):
         (tmp_path / folder).mkdir()
     queue = str(tmp_path / "queue")
     return {
         "data_folder_in": queue,
         "data_folder_out": queue,
         "processed_folder": str(tmp_path / "processed"),
+        "control_folder": str(tmp_path / "control"),
     }
 
 
 def test_every_message_published_while_a_worker_polls_arrives_whole(tmp_path):
     options, received, broken = _options(tmp_path), [], []
+    # One connection a thread; the queue declared (bound) before either starts.
+    publisher, worker = (
+        Connection(transport="core.broker:Transport", transport_options=options) for _ in "pw"
+    )
+    outbox, inbox = publisher.SimpleQueue("jobs"), worker.SimpleQueue("jobs")
 
     def publish():
-        with Connection(transport="core.broker:Transport", transport_options=options) as connection:
-            queue = connection.SimpleQueue("jobs")
-            for n in range(MESSAGES):
-                queue.put({"n": n, "body": "x" * 10_000})
+        for n in range(MESSAGES):
+            outbox.put({"n": n, "body": "x" * 10_000})
 
     def consume():
-        with Connection(transport="core.broker:Transport", transport_options=options) as connection:
-            queue, deadline = connection.SimpleQueue("jobs"), time.monotonic() + 120
-            while len(received) + len(broken) < MESSAGES and time.monotonic() < deadline:
-                try:
-                    message = queue.get(block=True, timeout=0.001)
-                except queue.Empty:
-                    continue
-                except ValueError as error:  # a file read before it was written
-                    broken.append(error)
-                    continue
-                received.append(message.payload["n"])
-                message.ack()
+        deadline = time.monotonic() + 120
+        while len(received) + len(broken) < MESSAGES and time.monotonic() < deadline:
+            try:
+                message = inbox.get(block=True, timeout=0.001)
+            except inbox.Empty:
+                continue
+            except ValueError as error:  # a file read before it was written
+                broken.append(error)
+                continue
+            received.append(message.payload["n"])
+            message.ack()
 
     threads = [threading.Thread(target=consume), threading.Thread(target=publish)]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join()
+    publisher.release()
+    worker.release()
 
     assert broken == []
     assert sorted(received) == list(range(MESSAGES))  # once each (kombu orders by the millisecond)

@@ -150,7 +150,7 @@ REQUIRES: dict[tuple[str, str], Need] = {
 # Path ids that are well formed but name nothing: access is decided before the lookup.
 PLACEHOLDERS = {
     "key_id": lambda: str(uuid.uuid4()),
-    "client_id": lambda: f"client-{uuid.uuid4()}",
+    "oauth_client_id": lambda: f"client-{uuid.uuid4()}",
     "tenant_id": lambda: str(uuid.uuid4()),
     "realm_id": lambda: f"realm-{uuid.uuid4()}",
     "job_name": lambda: "tokenExpiry",
