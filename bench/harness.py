@@ -171,6 +171,43 @@ def _wait_up() -> None:
     raise SystemExit("the service did not start")
 
 
+def wait_settled(*roots: subprocess.Popen, quiet_cores: float = 0.15, limit: float = 180) -> float:
+    """Wait until the service has finished starting: /health healthy on several answers in a row
+    (every web worker has loaded its embedding model; until then it says `degraded`) and the
+    processes under `roots` (gunicorn's and Celery's, whose workers load the model too) idle, using
+    under `quiet_cores` of CPU over a second. Measuring before that would time requests against
+    four processes importing PyTorch. Returns the seconds waited."""
+    start = time.monotonic()
+    healthy = 0
+    while healthy < 4 and time.monotonic() - start < limit:
+        status = requests.get(BASE + "/health", timeout=10).json().get("status")
+        healthy = healthy + 1 if status == "healthy" else 0
+        time.sleep(0.25)
+    pids = [root.pid for root in roots]
+    while time.monotonic() - start < limit:
+        before = _cpu_seconds(pids)
+        time.sleep(1)
+        if _cpu_seconds(pids) - before < quiet_cores:
+            break
+    return time.monotonic() - start
+
+
+def _cpu_seconds(roots: list[int]) -> float:
+    """User and system CPU seconds of these processes and their children, from /proc."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    total = 0.0
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            text = stat.read_text()
+        except OSError:
+            continue
+        fields = text[text.rindex(")") + 2 :].split()  # after "pid (comm) "
+        pid, ppid = int(stat.parent.name), int(fields[1])
+        if pid in roots or ppid in roots:
+            total += (int(fields[11]) + int(fields[12])) / ticks
+    return total
+
+
 def load(scenario: Scenario, context: dict, seconds: int) -> Result:
     if scenario.needs and not context.get(scenario.needs):
         return Result(scenario, 0, 0, 0, 0, 0, skipped=context.get(scenario.needs + "_error", "not seeded"))
@@ -419,6 +456,8 @@ def measure(args, fakes: Fakes) -> int:
     by_name = {s.name: s for s in SCENARIOS}
     peer = None
     with service(env) as (web, worker):
+        waited = wait_settled(web, worker)
+        print(f"service settled in {waited:.0f} s (models loaded, processes idle)", flush=True)
         if not args.only or "openbao" in args.only:
             with started_openbao(OPENBAO_PORT) as bao:  # stopped before the other scenarios
                 peer_context = context | {"openbao_url": bao.url, "openbao_token": bao.token}

@@ -3,7 +3,10 @@ like a missing one (no existence oracle)."""
 
 from __future__ import annotations
 
+from functools import cache
 from uuid import UUID
+
+from django.db import connection
 
 from core.api.errors import ResourceNotFound
 from core.models import Tenant
@@ -107,15 +110,54 @@ def credential_get_by_integration(
 ) -> Credential:
     """The live credential of an integration, or with `credential_id` that credential of the
     integration (a tombstone too). `locked`: the row stays locked until the caller's transaction
-    ends."""
-    if credential_id is None:
-        rows = Credential.objects.for_tenant(tenant, LIVE, integration_id=integration_id)
+    ends (`credential_locked`)."""
+    if locked:
+        found = credential_locked(tenant=tenant, integration_id=integration_id, credential_id=credential_id)
+    elif credential_id is None:
+        found = _one(Credential.objects.for_tenant(tenant, LIVE, integration_id=integration_id))
     else:
-        rows = Credential.objects.for_tenant(tenant, integration_id=integration_id, id=credential_id)
-    credential = _attach(_one(rows.select_for_update() if locked else rows), tenant)
+        found = _one(Credential.objects.for_tenant(tenant, integration_id=integration_id, id=credential_id))
+    credential = _attach(found, tenant)
     if credential is None:
         raise _not_found(integration_id, credential_id)
     return credential
+
+
+def credential_locked(
+    *, tenant: Tenant, integration_id: str, credential_id: UUID | None
+) -> Credential | None:
+    """The row `credential_get_by_integration` finds, locked until the caller's transaction ends,
+    read by one statement written out from the model (`_locked_select`) through the ORM's `raw()`,
+    which loads it as a query would. The decrypted GET reads its row so: building the ORM's query of
+    a 30-column row cost more CPU than the rest of the read's statements together
+    (docs/performance.md); tests/vault/test_locked_read.py holds its rows to the ORM's."""
+    sql = _locked_select(connection.vendor, by_id=credential_id is not None)
+    params = [_prep("tenant", tenant.pk), _prep("integration_id", integration_id)]
+    params.append(_prep("id", credential_id) if credential_id is not None else Credential.Status.DELETED)
+    rows = list(Credential.objects.raw(sql, params))
+    return rows[0] if rows else None
+
+
+@cache
+def _locked_select(vendor: str, *, by_id: bool) -> str:
+    """SELECT every column of one credential by (tenant, integration id) and either its id or LIVE
+    (`status` is never NULL), FOR UPDATE where the database has row locks (SQLite serialises
+    writers itself; Django leaves the clause out there too)."""
+    quote = connection.ops.quote_name
+    meta = Credential._meta
+    columns = ", ".join(quote(field.column) for field in meta.concrete_fields)
+    last = f"{quote(meta.pk.column)} = %s" if by_id else f"NOT ({quote('status')} = %s)"
+    lock = " FOR UPDATE" if connection.features.has_select_for_update else ""
+    # Names from the model's metadata, quoted; every value is a parameter.
+    return (
+        f"SELECT {columns} FROM {quote(meta.db_table)} WHERE {quote('tenant_id')} = %s "  # noqa: S608
+        f"AND {quote('integration_id')} = %s AND {last}{lock}"
+    )
+
+
+def _prep(name: str, value):
+    """A parameter as the ORM would send it for that column (a UUID is 32 hex digits on SQLite)."""
+    return Credential._meta.get_field(name).get_db_prep_value(value, connection)
 
 
 def _not_found(integration_id: str, credential_id: UUID | None) -> CredentialNotFound:
