@@ -150,7 +150,7 @@ def _locked_select(vendor: str, *, by_id: bool) -> str:
     lock = " FOR UPDATE" if connection.features.has_select_for_update else ""
     # Names from the model's metadata, quoted; every value is a parameter.
     return (
-        f"SELECT {columns} FROM {quote(meta.db_table)} WHERE {quote('tenant_id')} = %s "  # noqa: S608
+        f"SELECT {columns} FROM {quote(meta.db_table)} WHERE {quote('tenant_id')} = %s "  # noqa: S608  # nosec B608
         f"AND {quote('integration_id')} = %s AND {last}{lock}"
     )
 
