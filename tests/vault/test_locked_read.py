@@ -9,24 +9,22 @@ import pytest
 from django.db import DatabaseError, connection, transaction
 
 from core.audit import system_actor
+from tests.toolhub.support import make_credential
 from vault.models import LIVE, Credential
 from vault.selectors import credential_locked
-from vault.services.credentials import credential_delete, credential_store
+from vault.services.credentials import credential_delete
 
 
-def _store(tenant, integration_id: str, **values) -> Credential:
-    return credential_store(
-        tenant=tenant,
-        actor=system_actor("tests"),
-        integration_id=integration_id,
-        name=integration_id,
+def _store(tenant, integration_id: str) -> Credential:
+    return make_credential(
+        tenant,
+        integration_id,
         auth_type="oauth2",
         scopes=["read", "write"],
         metadata={"region": "eu", "nested": {"n": 1}},
         expires_in=3600,
         access_token="at-1",
         refresh_token="rt-1",
-        **values,
     )
 
 
