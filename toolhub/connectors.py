@@ -219,10 +219,10 @@ def upstream_run(*, call, tool, on_start: Callable[[], None] | None = None) -> o
     """Run the tool's implementation for the call's connection against the vendor. `on_start` runs
     once the client is ready, right before the first request leaves for the vendor (it may raise to
     stop the call). The credential's access is left for the call's record to count, with it
-    (`call.uncounted_access`)."""
+    (`call.credential_used`)."""
     connection = call.connection
     credential = _credential(connection, call.tenant, call.actor, call.request_id, count=False)
-    call.uncounted_access = credential.uncounted if credential is not None else None
+    call.credential_used = credential.uncounted if credential is not None else None
     client = _client(connection, credential, read=tool.risk_level == RiskLevel.READ, caller=call.principal)
     if on_start is not None:
         on_start()

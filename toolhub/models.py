@@ -222,6 +222,10 @@ class ExecutionRecord(models.Model):
     input_redacted = models.JSONField(default=dict, blank=True)
     idempotency_key = models.CharField(max_length=255, blank=True)
     approval_ref = models.CharField(max_length=64, blank=True)
+    # The vault credential the call used at the vendor (none: it did not get that far). The database
+    # counts that use on the credential as the record is inserted (toolhub migration 0007), so a
+    # call's record and its credential's counted access are one statement.
+    credential_used = models.UUIDField(null=True, blank=True)
     created_at = models.DateTimeField(default=timezone.now)
 
     class Meta:

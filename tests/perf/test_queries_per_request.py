@@ -29,10 +29,10 @@ AUDITED_CHANGE = 4
 AUDIT_APPEND_EXTRA = 0
 # Tool execute, as production runs it (outside any test transaction), warm: the connection with the
 # tenant's approval policy comes from the routing cache (toolhub.routing) and its live credential
-# from the use cache (vault.caches), then one transaction writes the execution record, its
-# credential's counted access and the audit entry (which moves its chain's head) between its BEGIN
-# and COMMIT.
-EXECUTE_QUERIES = 1 + 3 + AUDIT_APPEND_EXTRA + 1
+# from the use cache (vault.caches), then one transaction writes the execution record (whose INSERT
+# counts its credential's use: toolhub migration 0007) and the audit entry (which moves its chain's
+# head) between its BEGIN and COMMIT.
+EXECUTE_QUERIES = 1 + 2 + AUDIT_APPEND_EXTRA + 1
 LISTING_QUERIES = 0
 
 

@@ -275,7 +275,9 @@ def test_each_call_counts_one_access_of_its_credential(executor, tenant, itdocs_
     for _ in range(2):
         assert_tool_ok(_config_get(executor, itdocs_fake))
     credential = Credential.objects.get(tenant=tenant, integration_id="itdocs-prod-001")
-    assert credential.access_count == 2 and credential.last_accessed_at is not None
+    last = ExecutionRecord.objects.latest("created_at")
+    assert credential.access_count == 2 and credential.last_accessed_at == last.created_at
+    assert set(ExecutionRecord.objects.values_list("credential_used", flat=True)) == {credential.id}
 
 
 def test_a_call_counts_its_credential_once_however_the_vendor_answers(
@@ -293,6 +295,10 @@ def test_a_call_counts_its_credential_once_however_the_vendor_answers(
     credential = Credential.objects.get(tenant=tenant, integration_id="itdocs-prod-001")
     assert credential.access_count == 3
     assert ExecutionRecord.objects.count() == 4
+    # The replay's record names no credential: it never reached the vendor.
+    replay = ExecutionRecord.objects.get(outcome="replayed")
+    assert replay.credential_used is None
+    assert ExecutionRecord.objects.filter(credential_used=credential.id).count() == 3
 
 
 def test_an_expired_credential_is_refused_uncounted_before_the_vendor_is_called(
@@ -309,6 +315,7 @@ def test_an_expired_credential_is_refused_uncounted_before_the_vendor_is_called(
     error = assert_tool_error(_config_get(executor, itdocs_fake), 404, "CONNECTION_NOT_FOUND")
     assert error["details"]["reason"] == "CREDENTIAL_EXPIRED"
     assert rows.get().access_count == 0 and itdocs_fake.received == []
+    assert ExecutionRecord.objects.get().credential_used is None
 
 
 def test_a_policy_written_between_two_calls_gates_the_second(

@@ -14,6 +14,7 @@ import json
 import time
 from dataclasses import dataclass, field
 from functools import partial
+from uuid import UUID
 
 from django.db import transaction
 
@@ -70,8 +71,8 @@ class ExecuteCall:
     upstream_ms: int | None = None
     outcome: str = ExecutionRecord.Outcome.SUCCESS
     recorded: bool = False  # the execution record is written
-    # The credential's access, when `upstream_run` left it to be counted with the record.
-    uncounted_access: tuple | None = None
+    # The credential `upstream_run` used at the vendor, its use left for the record to count.
+    credential_used: UUID | None = None
 
     def elapsed_ms(self) -> int:
         return int((time.perf_counter() - self.started) * 1000)

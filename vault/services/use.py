@@ -5,8 +5,8 @@ refuses credentials that cannot be used.
 Decision: a connector use counts as an access (`lastAccessedAt`, `accessCount`) but writes no
 `CREDENTIAL_SECRET_READ` entry; the caller audits the operation it performs (e.g. TOOL_EXECUTED),
 and refreshes and refresh failures are audited here as always. A caller that writes anyway once the
-use is over (the tool hub's execution record) may count the access in that transaction instead
-(`count=False`, then `credential_access_count(*CredentialForUse.uncounted)`).
+use is over (the tool hub's execution record) counts the access with that write instead
+(`count=False`, then the credential named by `CredentialForUse.uncounted`: toolhub migration 0007).
 """
 
 from __future__ import annotations
@@ -45,8 +45,8 @@ class CredentialForUse:
     access_token: str | None = field(default=None, repr=False)
     refresh_token: str | None = field(default=None, repr=False)
     secrets: dict[str, str] = field(default_factory=dict, repr=False)
-    # (primary key, when) of an access the caller has still to count (`count=False`), else None.
-    uncounted: tuple[UUID, datetime] | None = None
+    # The primary key of a credential whose access the caller has still to count (`count=False`).
+    uncounted: UUID | None = None
 
 
 def credential_for_use(
@@ -75,10 +75,9 @@ def credential_for_use(
         credential, _ = credential_refresh(credential=credential, actor=actor, request_id=request_id)
     _refuse_expired(credential, integration_id)
     revealed = reveal(credential)
-    access = (credential.pk, timezone.now())
     if count:
-        credential_access_count(*access)
-    return _for_use(credential, revealed, uncounted=None if count else access)
+        credential_access_count(credential.pk, timezone.now())
+    return _for_use(credential, revealed, uncounted=None if count else credential.pk)
 
 
 def _for_use(credential: Credential, revealed, uncounted) -> CredentialForUse:
