@@ -1,5 +1,7 @@
 from django.db import migrations
 
+from core.triggers import trigger_install
+
 # An audit entry moves its chain's head in the statement that inserts it (core.audit,
 # docs/performance.md "What makes it fast"): a BEFORE INSERT trigger finds the head the entry links
 # onto (same chain, the seq before it, the hash it links to), unless another transaction holds it,
@@ -49,19 +51,13 @@ END
 SQLITE_BACKWARD = "DROP TRIGGER adminops_audit_entry_link"
 
 
-def forward(apps, schema_editor) -> None:
-    vendor = schema_editor.connection.vendor
-    if vendor not in ("postgresql", "sqlite"):
-        raise RuntimeError(f"No audit link trigger for {vendor}.")
-    schema_editor.execute(POSTGRES_FORWARD if vendor == "postgresql" else SQLITE_FORWARD, params=None)
-
-
-def backward(apps, schema_editor) -> None:
-    vendor = schema_editor.connection.vendor
-    schema_editor.execute(POSTGRES_BACKWARD if vendor == "postgresql" else SQLITE_BACKWARD, params=None)
-
-
 class Migration(migrations.Migration):
     dependencies = [("core", "0001_initial")]
 
-    operations = [migrations.RunPython(forward, backward)]
+    operations = [
+        trigger_install(
+            "audit link trigger",
+            postgresql=(POSTGRES_FORWARD, POSTGRES_BACKWARD),
+            sqlite=(SQLITE_FORWARD, SQLITE_BACKWARD),
+        )
+    ]

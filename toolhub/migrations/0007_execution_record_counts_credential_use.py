@@ -6,6 +6,8 @@
 
 from django.db import migrations, models
 
+from core.triggers import trigger_install
+
 POSTGRES_FORWARD = """
 CREATE FUNCTION toolhub_credential_use_counted() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
@@ -34,18 +36,6 @@ END
 SQLITE_BACKWARD = "DROP TRIGGER toolhub_credential_use_counted"
 
 
-def forward(apps, schema_editor) -> None:
-    vendor = schema_editor.connection.vendor
-    if vendor not in ("postgresql", "sqlite"):
-        raise RuntimeError(f"No use-count trigger for {vendor}.")
-    schema_editor.execute(POSTGRES_FORWARD if vendor == "postgresql" else SQLITE_FORWARD, params=None)
-
-
-def backward(apps, schema_editor) -> None:
-    vendor = schema_editor.connection.vendor
-    schema_editor.execute(POSTGRES_BACKWARD if vendor == "postgresql" else SQLITE_BACKWARD, params=None)
-
-
 class Migration(migrations.Migration):
     dependencies = [
         ("toolhub", "0006_tool_keys_of_three_parts"),
@@ -58,5 +48,9 @@ class Migration(migrations.Migration):
             name="credential_used",
             field=models.UUIDField(blank=True, null=True),
         ),
-        migrations.RunPython(forward, backward),
+        trigger_install(
+            "use-count trigger",
+            postgresql=(POSTGRES_FORWARD, POSTGRES_BACKWARD),
+            sqlite=(SQLITE_FORWARD, SQLITE_BACKWARD),
+        ),
     ]

@@ -1,5 +1,7 @@
 from django.db import migrations
 
+from core.triggers import trigger_install
+
 # A credential's secret reads are counted from the audit trail (docs/performance.md, "What makes it
 # fast"): the database counts each CREDENTIAL_SECRET_READ entry on the credential it names
 # (`resource.id` is `cred-<uuid>`) as the entry is inserted, in the reader's transaction, so a
@@ -33,22 +35,16 @@ END
 SQLITE_BACKWARD = "DROP TRIGGER vault_credential_read_counted"
 
 
-def forward(apps, schema_editor) -> None:
-    vendor = schema_editor.connection.vendor
-    if vendor not in ("postgresql", "sqlite"):
-        raise RuntimeError(f"No read-count trigger for {vendor}.")
-    schema_editor.execute(POSTGRES_FORWARD if vendor == "postgresql" else SQLITE_FORWARD, params=None)
-
-
-def backward(apps, schema_editor) -> None:
-    vendor = schema_editor.connection.vendor
-    schema_editor.execute(POSTGRES_BACKWARD if vendor == "postgresql" else SQLITE_BACKWARD, params=None)
-
-
 class Migration(migrations.Migration):
     dependencies = [
         ("core", "0001_initial"),
         ("vault", "0004_console_labels"),
     ]
 
-    operations = [migrations.RunPython(forward, backward)]
+    operations = [
+        trigger_install(
+            "read-count trigger",
+            postgresql=(POSTGRES_FORWARD, POSTGRES_BACKWARD),
+            sqlite=(SQLITE_FORWARD, SQLITE_BACKWARD),
+        )
+    ]
