@@ -27,13 +27,13 @@ from ingestion.pipeline.store import (
     blocked_store,
     document_store,
     failure_store,
-    item_unchanged,
     removal_store,
     skip_store,
+    unchanged_document,
 )
+from knowledge.models import Document
 
 READ_AHEAD = 3  # threads downloading and reading the next files
-UNCHANGED = "unchanged"
 BLOCKED = "blocked"
 
 
@@ -68,16 +68,17 @@ def items_ingest(*, ctx: RunContext, items: Iterable[SourceItem]) -> bool:
 
 
 def _triage(ctx: RunContext, pool: ThreadPoolExecutor, item: SourceItem) -> object:
-    """What the metadata decides on this thread (blocked, a failure, or unchanged), else the item's
-    reading started in the pool."""
+    """What the metadata decides on this thread (blocked, a failure, or unchanged: its indexed
+    document), else the item's reading started in the pool."""
     if ctx.blocked(item):
         return BLOCKED
     try:
         item_check(item=item, use_ocr=ctx.use_ocr)
     except ItemFailed as failure:
         return failure
-    if item_unchanged(ctx=ctx, item=item):
-        return UNCHANGED
+    document = unchanged_document(ctx=ctx, item=item)
+    if document is not None:
+        return document
     return pool.submit(_read, ctx.source, item, ctx.use_ocr)
 
 
@@ -110,8 +111,11 @@ def _settle(ctx: RunContext, item: SourceItem, ticket: object, waiting: list[Pre
         return blocked_store(ctx=ctx, item=item)
     if isinstance(ticket, ItemFailed):
         return failure_store(ctx=ctx, item=item, failure=ticket)
-    if ticket == UNCHANGED or item_unchanged(ctx=ctx, item=item, text_hash=ticket.text_hash):
-        return skip_store(ctx=ctx, item=item)
+    if isinstance(ticket, Read):
+        document = unchanged_document(ctx=ctx, item=item, text_hash=ticket.text_hash)
+        ticket = document if document is not None else ticket
+    if isinstance(ticket, Document):
+        return skip_store(ctx=ctx, item=item, document=ticket)
     waiting.append(Prepared(item=item, text_hash=ticket.text_hash, chunks=ticket.chunks))
     return False
 

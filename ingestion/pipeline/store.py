@@ -35,25 +35,28 @@ class Prepared:
     chunks: list[str]
 
 
-def item_unchanged(*, ctx: RunContext, item: SourceItem, text_hash: str | None = None) -> bool:
-    """The index already holds this item's text as it is now: same content (its text's hash, or
-    before fetching the platform's version tag), place, title, audience and embedding model. (New
-    readers need no new embeddings: `skip_store` gives them.)"""
+def unchanged_document(*, ctx: RunContext, item: SourceItem, text_hash: str | None = None) -> Document | None:
+    """The indexed document of this item when it already holds the item's text as it is now: same
+    content (its text's hash, or before fetching the platform's version tag), place, title,
+    audience and embedding model; else None. (New readers need no new embeddings: `skip_store`
+    gives them to the document found here.)"""
     document = document_find(tenant=ctx.tenant, platform_type=ctx.platform, source_id=item.key)
     if document is None:
-        return False
+        return None
     metadata = document.metadata or {}
     if (document.source_url, document.title, list(document.audience)) != (
         item.web_url,
         item.name,
         ctx.audience,
     ):
-        return False
+        return None
     if metadata.get("embedding_model") != ctx.embedder.model:
-        return False
+        return None
     if text_hash is not None:
-        return document.content_hash == text_hash
-    return bool(item.version) and metadata.get("version") == item.version
+        unchanged = document.content_hash == text_hash
+    else:
+        unchanged = bool(item.version) and metadata.get("version") == item.version
+    return document if unchanged else None
 
 
 def document_store(*, ctx: RunContext, prepared: Prepared, vectors: np.ndarray) -> bool:
@@ -86,10 +89,9 @@ def document_store(*, ctx: RunContext, prepared: Prepared, vectors: np.ndarray) 
         return _record(ctx, [settled])
 
 
-def skip_store(*, ctx: RunContext, item: SourceItem) -> bool:
-    """An unchanged item: nothing to embed; its readers as the platform gives them now, and an old
-    failure record of it no longer holds."""
-    document = document_find(tenant=ctx.tenant, platform_type=ctx.platform, source_id=item.key)
+def skip_store(*, ctx: RunContext, item: SourceItem, document: Document) -> bool:
+    """An unchanged item (`document`, its indexed document): nothing to embed; its readers as the
+    platform gives them now, and an old failure record of it no longer holds."""
     return readers_store(ctx=ctx, indexed=[(item, document)])
 
 

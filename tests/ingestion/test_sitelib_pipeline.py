@@ -10,6 +10,7 @@ from datetime import timedelta
 
 import pytest
 from django.db import connection, transaction
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from core.audit import system_actor
@@ -133,8 +134,13 @@ def test_a_second_run_skips_unchanged_files_without_downloading_them_and_counts_
     run_now(configuration)
     chunks = Chunk.objects.count()
     before = len(graph.downloads())
-    again = run_now(configuration)
+    with CaptureQueriesContext(connection) as statements:
+        again = run_now(configuration)
     assert counters(again) == {"discovered": 9, "processed": 9, "succeeded": 0, "skipped": 4, "failed": 5}
+    # Each unchanged file's document is read once, to find it unchanged and to give it its readers.
+    reads = [q["sql"] for q in statements.captured_queries if f'FROM "{Document._meta.db_table}"' in q["sql"]]
+    indexed = Document.objects.values_list("source_id", flat=True)
+    assert len(indexed) == 4 and [sum(key in sql for sql in reads) for key in indexed] == [1, 1, 1, 1]
     assert Chunk.objects.count() == chunks and again.chunks_written == 0
     assert len(graph.downloads()) - before == 2  # the stalled and the corrupt file, tried again
     assert failures(tenant) == {name: (error_type, 2) for name, error_type in FAILING.items()}
