@@ -111,9 +111,8 @@ def _settle(ctx: RunContext, item: SourceItem, ticket: object, waiting: list[Pre
         return blocked_store(ctx=ctx, item=item)
     if isinstance(ticket, ItemFailed):
         return failure_store(ctx=ctx, item=item, failure=ticket)
-    if isinstance(ticket, Read):
-        document = unchanged_document(ctx=ctx, item=item, text_hash=ticket.text_hash)
-        ticket = document if document is not None else ticket
+    if isinstance(ticket, Read):  # read: unchanged when its text is the indexed document's
+        ticket = unchanged_document(ctx=ctx, item=item, text_hash=ticket.text_hash) or ticket
     if isinstance(ticket, Document):
         return skip_store(ctx=ctx, item=item, document=ticket)
     waiting.append(Prepared(item=item, text_hash=ticket.text_hash, chunks=ticket.chunks))
